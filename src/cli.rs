@@ -1,0 +1,75 @@
+//! The command line: `vato` alone speaks the engine protocol; subcommands run batch jobs.
+
+use crate::fen::parse_position;
+use crate::perft::perft_report;
+use crate::position::Position;
+use crate::rules::ChainRule;
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use std::io::Write;
+use std::time::Instant;
+
+/// Vato, a Fanorona engine. Without a subcommand it reads protocol commands on standard input.
+#[derive(Debug, Parser)]
+#[command(name = "vato", version, about)]
+pub struct Cli {
+    /// Diagnostics on standard error: error, warn, info, debug or trace (or set RUST_LOG).
+    #[arg(long, global = true, value_name = "LEVEL")]
+    pub log_level: Option<String>,
+
+    /// The batch job to run; none starts the protocol session.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Batch jobs.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Counts the positions reached after DEPTH turns (the move generator's self-test).
+    Perft {
+        /// Number of turns (plies).
+        depth: u32,
+        /// Start position as a position string; default the start of the game.
+        #[arg(long)]
+        fen: Option<String>,
+        /// One line per legal turn with the count below it.
+        #[arg(long)]
+        divide: bool,
+        /// Play the variant where a capturing stone must go on while it can capture.
+        #[arg(long)]
+        mandatory_continuation: bool,
+    },
+}
+
+/// Runs a batch job, writing its report to `out`.
+pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
+    match command {
+        Command::Perft {
+            depth,
+            fen,
+            divide,
+            mandatory_continuation,
+        } => {
+            let position = match fen {
+                Some(text) => parse_position(&text).context("bad --fen")?,
+                None => Position::start(),
+            };
+            let chain_rule = if mandatory_continuation {
+                ChainRule::Mandatory
+            } else {
+                ChainRule::Optional
+            };
+            let started = Instant::now();
+            let (report, leaves) = perft_report(&position, depth, divide, chain_rule);
+            let seconds = started.elapsed().as_secs_f64();
+            out.write_all(report.as_bytes())?;
+            out.flush()?;
+            eprintln!(
+                "perft {depth}: {leaves} leaves in {:.3} s, {:.0} leaves/s",
+                seconds,
+                leaves as f64 / seconds.max(1e-9)
+            );
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! Position strings (FEN-like), e.g. the start:
+//! `BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1`.
+//!
+//! Five rows from rank 5 down to rank 1, `W`/`B` for stones and digits for runs of empty
+//! points; the side to move `w`/`b`; optionally the turns since the last capture and the
+//! move number (default `0 1`). Input is lenient about letter case and white space.
+
+use crate::bitboard::Bitboard;
+use crate::geometry::{FILES, RANKS, Square};
+use crate::position::{Color, Position, PositionError};
+use nom::branch::alt;
+use nom::character::complete::{one_of, satisfy};
+use nom::combinator::map;
+use nom::multi::many0;
+use nom::{IResult, Parser};
+use std::fmt;
+use std::str::FromStr;
+
+/// Why a position string was refused. The message names the field and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FenError {
+    /// Nothing to parse.
+    Empty,
+    /// The board does not have five rows.
+    RowCount(usize),
+    /// A row does not describe exactly nine points.
+    RowLength {
+        /// Row number counted from the top (row 1 is rank 5).
+        row: usize,
+        /// Points the row describes.
+        points: usize,
+    },
+    /// A character that is neither a stone nor a digit 1-9.
+    UnknownCharacter {
+        /// The character.
+        found: char,
+        /// Row number counted from the top.
+        row: usize,
+    },
+    /// The side to move is absent.
+    MissingSide,
+    /// The side to move is not `w` or `b`.
+    BadSide(String),
+    /// A counter is not a whole number.
+    BadCounter {
+        /// Which counter.
+        name: &'static str,
+        /// The text found.
+        found: String,
+    },
+    /// Text after the last field.
+    TrailingText(String),
+    /// The fields parse but do not make a position.
+    Invalid(PositionError),
+}
+
+impl fmt::Display for FenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FenError::Empty => write!(f, "empty position string"),
+            FenError::RowCount(n) => write!(f, "the board has {n} rows, expected 5"),
+            FenError::RowLength { row, points } => write!(
+                f,
+                "row {row} (rank {}) has {points} points, expected 9",
+                RANKS as usize + 1 - row
+            ),
+            FenError::UnknownCharacter { found, row } => {
+                write!(f, "unknown character '{found}' in row {row}")
+            }
+            FenError::MissingSide => write!(f, "missing side to move (w or b)"),
+            FenError::BadSide(s) => write!(f, "side to move must be w or b, found '{s}'"),
+            FenError::BadCounter { name, found } => {
+                write!(f, "{name} must be a whole number, found '{found}'")
+            }
+            FenError::TrailingText(s) => write!(f, "unexpected '{s}' after the move number"),
+            FenError::Invalid(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for FenError {}
+
+impl From<PositionError> for FenError {
+    fn from(e: PositionError) -> FenError {
+        FenError::Invalid(e)
+    }
+}
+
+/// One item of a row: a stone or a run of empty points.
+#[derive(Copy, Clone)]
+enum Cell {
+    Stone(Color),
+    Gap(u8),
+}
+
+fn cell(input: &str) -> IResult<&str, Cell> {
+    alt((
+        map(one_of("Ww"), |_| Cell::Stone(Color::White)),
+        map(one_of("Bb"), |_| Cell::Stone(Color::Black)),
+        map(satisfy(|c| ('1'..='9').contains(&c)), |c| {
+            Cell::Gap(c as u8 - b'0')
+        }),
+    ))
+    .parse(input)
+}
+
+/// Parses one row; returns the stones by file index.
+fn parse_row(text: &str, row: usize) -> Result<Vec<Option<Color>>, FenError> {
+    let (rest, cells) = many0(cell)
+        .parse(text)
+        .expect("many0 of a non-consuming-free parser never fails");
+    if let Some(found) = rest.chars().next() {
+        return Err(FenError::UnknownCharacter { found, row });
+    }
+    let mut points = Vec::with_capacity(FILES as usize);
+    for c in cells {
+        match c {
+            Cell::Stone(color) => points.push(Some(color)),
+            Cell::Gap(n) => points.extend(std::iter::repeat_n(None, n as usize)),
+        }
+    }
+    if points.len() != FILES as usize {
+        return Err(FenError::RowLength {
+            row,
+            points: points.len(),
+        });
+    }
+    Ok(points)
+}
+
+fn parse_counter(text: Option<&str>, name: &'static str, default: u32) -> Result<u32, FenError> {
+    match text {
+        None => Ok(default),
+        Some(t) => t.parse().map_err(|_| FenError::BadCounter {
+            name,
+            found: t.to_string(),
+        }),
+    }
+}
+
+/// Parses a position string made of the given white-space separated fields (board, side,
+/// then optionally the two counters).
+pub fn parse_fields(fields: &[&str]) -> Result<Position, FenError> {
+    let board = *fields.first().ok_or(FenError::Empty)?;
+    let rows: Vec<&str> = board.split('/').collect();
+    if rows.len() != RANKS as usize {
+        return Err(FenError::RowCount(rows.len()));
+    }
+    let mut stones = [Bitboard::EMPTY; 2];
+    for (i, row_text) in rows.iter().enumerate() {
+        let rank = RANKS - 1 - i as u8;
+        for (file, point) in parse_row(row_text, i + 1)?.into_iter().enumerate() {
+            if let Some(color) = point {
+                let square = Square::new(file as u8, rank).expect("row has nine points");
+                stones[color.index()] |= square.into();
+            }
+        }
+    }
+    let side = match fields.get(1).copied() {
+        None => return Err(FenError::MissingSide),
+        Some("w" | "W") => Color::White,
+        Some("b" | "B") => Color::Black,
+        Some(other) => return Err(FenError::BadSide(other.to_string())),
+    };
+    let turns_since_capture = parse_counter(fields.get(2).copied(), "turns since capture", 0)?;
+    let move_number = parse_counter(fields.get(3).copied(), "move number", 1)?;
+    if fields.len() > 4 {
+        return Err(FenError::TrailingText(fields[4..].join(" ")));
+    }
+    Ok(Position::new(
+        stones[0],
+        stones[1],
+        side,
+        turns_since_capture,
+        move_number,
+    )?)
+}
+
+/// Parses a whole position string.
+pub fn parse_position(text: &str) -> Result<Position, FenError> {
+    let fields: Vec<&str> = text.split_whitespace().collect();
+    parse_fields(&fields)
+}
+
+impl FromStr for Position {
+    type Err = FenError;
+
+    fn from_str(text: &str) -> Result<Position, FenError> {
+        parse_position(text)
+    }
+}
+
+/// Formats the position string, always with both counters.
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for rank in (0..RANKS).rev() {
+            let mut gap = 0;
+            for file in 0..FILES {
+                let square = Square::new(file, rank).expect("on the board");
+                match self.stone_at(square) {
+                    None => gap += 1,
+                    Some(color) => {
+                        if gap > 0 {
+                            write!(f, "{gap}")?;
+                            gap = 0;
+                        }
+                        f.write_str(if color == Color::White { "W" } else { "B" })?;
+                    }
+                }
+            }
+            if gap > 0 {
+                write!(f, "{gap}")?;
+            }
+            if rank > 0 {
+                f.write_str("/")?;
+            }
+        }
+        let side = if self.side_to_move() == Color::White {
+            "w"
+        } else {
+            "b"
+        };
+        write!(
+            f,
+            " {side} {} {}",
+            self.turns_since_capture(),
+            self.move_number()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const START: &str = "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1";
+
+    fn err(text: &str) -> String {
+        parse_position(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn start_round_trips() {
+        let p: Position = START.parse().unwrap();
+        assert_eq!(p, Position::start());
+        assert_eq!(p.to_string(), START);
+    }
+
+    #[test]
+    fn counters_are_optional() {
+        let p = parse_position("4B2B1/9/W6B1/1W7/1W7 w").unwrap();
+        assert_eq!(p.turns_since_capture(), 0);
+        assert_eq!(p.move_number(), 1);
+        assert_eq!(p.to_string(), "4B2B1/9/W6B1/1W7/1W7 w 0 1");
+        let p = parse_position("  4B2B1/9/W6B1/1W7/1W7   b 17 42 ").unwrap();
+        assert_eq!(p.to_string(), "4B2B1/9/W6B1/1W7/1W7 b 17 42");
+    }
+
+    #[test]
+    fn lower_case_stones_are_accepted() {
+        let p = parse_position("bbbbbbbbb/bbbbbbbbb/bwbw1bwbw/wwwwwwwww/wwwwwwwww W").unwrap();
+        assert_eq!(p, Position::start());
+    }
+
+    #[test]
+    fn errors_name_what_is_wrong() {
+        assert_eq!(err(""), "empty position string");
+        assert_eq!(err("9/9/9/9 w"), "the board has 4 rows, expected 5");
+        assert_eq!(
+            err("9/9/BWBW2BWBW/9/9 w"),
+            "row 3 (rank 3) has 10 points, expected 9"
+        );
+        assert_eq!(err("9/9/9/9/8 w"), "row 5 (rank 1) has 8 points, expected 9");
+        assert_eq!(err("9/9/9/9/8x w"), "unknown character 'x' in row 5");
+        assert_eq!(err("9/9/9/0W8/9 w"), "unknown character '0' in row 4");
+        assert_eq!(err("9/9/9/9/9"), "missing side to move (w or b)");
+        assert_eq!(err("9/9/9/9/9 x"), "side to move must be w or b, found 'x'");
+        assert_eq!(
+            err("9/9/9/9/9 w -1"),
+            "turns since capture must be a whole number, found '-1'"
+        );
+        assert_eq!(
+            err("9/9/9/9/9 w 0 z"),
+            "move number must be a whole number, found 'z'"
+        );
+        assert_eq!(err("9/9/9/9/9 w 0 0"), "move number must be at least 1");
+        assert_eq!(err("9/9/9/9/9 w 0 1 moves"), "unexpected 'moves' after the move number");
+        assert_eq!(
+            err("WWWWWWWWW/WWWWWWWWW/WWWWW4/9/9 w"),
+            "23 white stones (at most 22)"
+        );
+    }
+}

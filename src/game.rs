@@ -1,0 +1,150 @@
+//! A game: its start position, the turns played, and the result by the rules.
+
+use crate::movegen::has_legal_turn;
+use crate::notation::{TurnError, parse_turn};
+use crate::position::{Color, Position};
+use crate::rules::Rules;
+use crate::turn::Turn;
+
+/// How a game ended with a winner.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WinReason {
+    /// The loser's last stone was captured.
+    NoStones,
+    /// The loser had stones but no legal turn.
+    NoLegalTurn,
+}
+
+/// How a game ended in a draw.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DrawReason {
+    /// The same position (stones and side to move) occurred for the third time.
+    Repetition,
+    /// `NoCaptureLimit` turns in a row without a capture.
+    NoCaptureLimit,
+}
+
+/// The state of a game after its last turn.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// The side to move has a legal turn and no draw rule applies.
+    Ongoing,
+    /// One side has won.
+    Won {
+        /// The winner.
+        winner: Color,
+        /// Why.
+        reason: WinReason,
+    },
+    /// Drawn.
+    Drawn(DrawReason),
+}
+
+impl Status {
+    /// True unless the game goes on.
+    pub fn is_over(self) -> bool {
+        self != Status::Ongoing
+    }
+}
+
+/// The status of the last position of `history` (a game's positions in order, the current
+/// one last), checked in the order of the rules: no stones, no legal turn, threefold
+/// repetition, no-capture limit.
+pub fn status(history: &[Position], rules: &Rules) -> Status {
+    let Some(current) = history.last() else {
+        return Status::Ongoing;
+    };
+    let winner = current.side_to_move().opposite();
+    if current.us().is_empty() {
+        return Status::Won {
+            winner,
+            reason: WinReason::NoStones,
+        };
+    }
+    if !has_legal_turn(current) {
+        return Status::Won {
+            winner,
+            reason: WinReason::NoLegalTurn,
+        };
+    }
+    let occurrences = history
+        .iter()
+        .filter(|p| p.same_placement(current))
+        .count();
+    if occurrences >= 3 {
+        return Status::Drawn(DrawReason::Repetition);
+    }
+    if rules.no_capture_limit > 0 && current.turns_since_capture() >= rules.no_capture_limit {
+        return Status::Drawn(DrawReason::NoCaptureLimit);
+    }
+    Status::Ongoing
+}
+
+/// A game in progress: the rules, the start and every position since.
+#[derive(Clone, Debug)]
+pub struct Game {
+    rules: Rules,
+    turns: Vec<Turn>,
+    /// Every position of the game, the start first and the current one last; never empty.
+    positions: Vec<Position>,
+}
+
+impl Game {
+    /// A game from `start` under `rules`.
+    pub fn new(start: Position, rules: Rules) -> Game {
+        Game {
+            rules,
+            turns: Vec::new(),
+            positions: vec![start],
+        }
+    }
+
+    /// The rule options in force.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Changes the rule options; the turns played stay.
+    pub fn set_rules(&mut self, rules: Rules) {
+        self.rules = rules;
+    }
+
+    /// The position the game started from.
+    pub fn start(&self) -> &Position {
+        &self.positions[0]
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        self.positions.last().expect("a game has a position")
+    }
+
+    /// Every position so far, the start first.
+    pub fn positions(&self) -> &[Position] {
+        &self.positions
+    }
+
+    /// The turns played, in order.
+    pub fn turns(&self) -> &[Turn] {
+        &self.turns
+    }
+
+    /// Plays a turn the caller knows to be legal.
+    pub fn play(&mut self, turn: Turn) {
+        let next = self.position().play(turn);
+        self.turns.push(turn);
+        self.positions.push(next);
+    }
+
+    /// Reads a turn in the notation and plays it; on error nothing changes.
+    pub fn play_text(&mut self, text: &str) -> Result<Turn, TurnError> {
+        let turn = parse_turn(self.position(), self.rules.chain_rule, text)?;
+        self.play(turn);
+        Ok(turn)
+    }
+
+    /// The result so far by the rules.
+    pub fn status(&self) -> Status {
+        status(&self.positions, &self.rules)
+    }
+}

@@ -1,0 +1,376 @@
+//! A position: the stones of both sides, the side to move, the two counters and a hash key.
+
+use crate::bitboard::Bitboard;
+use crate::geometry::Square;
+use crate::turn::Turn;
+use crate::zobrist::{BLACK_TO_MOVE_KEY, STONE_KEYS};
+use std::fmt;
+
+/// The most stones one side can have: the start position's count, since stones only leave.
+pub const MAX_STONES_PER_SIDE: u32 = 22;
+
+/// A side.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Color {
+    /// Moves first; starts on ranks 1 and 2.
+    White,
+    /// Starts on ranks 4 and 5.
+    Black,
+}
+
+impl Color {
+    /// The other side.
+    #[inline]
+    pub const fn opposite(self) -> Color {
+        match self {
+            Color::White => Color::Black,
+            Color::Black => Color::White,
+        }
+    }
+
+    /// 0 for White, 1 for Black.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Lower-case name, as in "white".
+    pub const fn name(self) -> &'static str {
+        match self {
+            Color::White => "white",
+            Color::Black => "black",
+        }
+    }
+}
+
+/// Why a set of stones and counters is not a position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PositionError {
+    /// A point holds a stone of both colours.
+    Overlap(Square),
+    /// More stones of one colour than a game can have.
+    TooManyStones {
+        /// The colour with too many.
+        color: Color,
+        /// How many it has.
+        count: u32,
+    },
+    /// The move number starts at 1.
+    ZeroMoveNumber,
+}
+
+impl fmt::Display for PositionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PositionError::Overlap(square) => write!(f, "{square} holds two stones"),
+            PositionError::TooManyStones { color, count } => write!(
+                f,
+                "{count} {} stones (at most {MAX_STONES_PER_SIDE})",
+                color.name()
+            ),
+            PositionError::ZeroMoveNumber => write!(f, "move number must be at least 1"),
+        }
+    }
+}
+
+impl std::error::Error for PositionError {}
+
+/// A position. Built only through [`Position::start`], [`Position::new`] or a position string
+/// (see [`crate::fen`]), so the stones never overlap and the key always matches them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    stones: [Bitboard; 2],
+    side_to_move: Color,
+    turns_since_capture: u32,
+    move_number: u32,
+    key: u64,
+}
+
+impl Position {
+    /// The position at the start of a game.
+    pub fn start() -> Position {
+        let rank = |r: u8| -> Bitboard { (0..9).filter_map(|f| Square::new(f, r)).collect() };
+        let middle_black: Bitboard = [0, 2, 5, 7]
+            .iter()
+            .filter_map(|&f| Square::new(f, 2))
+            .collect();
+        let middle_white: Bitboard = [1, 3, 6, 8]
+            .iter()
+            .filter_map(|&f| Square::new(f, 2))
+            .collect();
+        Position::new(
+            rank(0) | rank(1) | middle_white,
+            rank(3) | rank(4) | middle_black,
+            Color::White,
+            0,
+            1,
+        )
+        .expect("the start position is valid")
+    }
+
+    /// A position from its parts, checked: no point holds two stones, no side has more
+    /// than 22 stones, the move number is at least 1.
+    pub fn new(
+        white: Bitboard,
+        black: Bitboard,
+        side_to_move: Color,
+        turns_since_capture: u32,
+        move_number: u32,
+    ) -> Result<Position, PositionError> {
+        if let Some(square) = (white & black).first() {
+            return Err(PositionError::Overlap(square));
+        }
+        for (color, stones) in [(Color::White, white), (Color::Black, black)] {
+            if stones.count() > MAX_STONES_PER_SIDE {
+                return Err(PositionError::TooManyStones {
+                    color,
+                    count: stones.count(),
+                });
+            }
+        }
+        if move_number == 0 {
+            return Err(PositionError::ZeroMoveNumber);
+        }
+        Ok(Position::new_unchecked(
+            white,
+            black,
+            side_to_move,
+            turns_since_capture,
+            move_number,
+        ))
+    }
+
+    fn new_unchecked(
+        white: Bitboard,
+        black: Bitboard,
+        side_to_move: Color,
+        turns_since_capture: u32,
+        move_number: u32,
+    ) -> Position {
+        let mut position = Position {
+            stones: [white, black],
+            side_to_move,
+            turns_since_capture,
+            move_number,
+            key: 0,
+        };
+        position.key = position.compute_key();
+        position
+    }
+
+    fn compute_key(&self) -> u64 {
+        let mut key = 0;
+        for color in [Color::White, Color::Black] {
+            for square in self.stones(color) {
+                key ^= STONE_KEYS[color.index()][square.index()];
+            }
+        }
+        if self.side_to_move == Color::Black {
+            key ^= BLACK_TO_MOVE_KEY;
+        }
+        key
+    }
+
+    /// The stones of `color`.
+    #[inline]
+    pub const fn stones(&self, color: Color) -> Bitboard {
+        self.stones[color.index()]
+    }
+
+    /// The stones of the side to move.
+    #[inline]
+    pub const fn us(&self) -> Bitboard {
+        self.stones[self.side_to_move.index()]
+    }
+
+    /// The stones of the side not to move.
+    #[inline]
+    pub const fn them(&self) -> Bitboard {
+        self.stones[self.side_to_move.opposite().index()]
+    }
+
+    /// Every point with a stone.
+    #[inline]
+    pub fn occupied(&self) -> Bitboard {
+        self.stones[0] | self.stones[1]
+    }
+
+    /// Every point without a stone.
+    #[inline]
+    pub fn empty(&self) -> Bitboard {
+        !self.occupied()
+    }
+
+    /// The colour of the stone on `square`, if any.
+    pub fn stone_at(&self, square: Square) -> Option<Color> {
+        [Color::White, Color::Black]
+            .into_iter()
+            .find(|&c| self.stones(c).contains(square))
+    }
+
+    /// The side whose turn it is.
+    #[inline]
+    pub const fn side_to_move(&self) -> Color {
+        self.side_to_move
+    }
+
+    /// Turns played since the last capture (0 right after a capturing turn).
+    #[inline]
+    pub const fn turns_since_capture(&self) -> u32 {
+        self.turns_since_capture
+    }
+
+    /// The move number: starts at 1 and goes up after each Black turn.
+    #[inline]
+    pub const fn move_number(&self) -> u32 {
+        self.move_number
+    }
+
+    /// A 64-bit hash of the stones and the side to move (not the counters): equal for
+    /// positions that count as the same for repetition.
+    #[inline]
+    pub const fn key(&self) -> u64 {
+        self.key
+    }
+
+    /// True when both positions have the same stones and the same side to move, which is
+    /// what threefold repetition compares.
+    #[inline]
+    pub fn same_placement(&self, other: &Position) -> bool {
+        self.key == other.key
+            && self.stones == other.stones
+            && self.side_to_move == other.side_to_move
+    }
+
+    /// The position after `turn`, which must be legal here (the caller took it from the
+    /// move generator or the notation parser).
+    #[inline]
+    pub fn play(&self, turn: Turn) -> Position {
+        let us = self.side_to_move;
+        let them = us.opposite();
+        debug_assert!(self.stones(us).contains(turn.from()));
+        debug_assert!(self.empty().contains(turn.to()));
+        debug_assert!((turn.captured() & !self.stones(them)).is_empty());
+
+        let mut next = *self;
+        next.stones[us.index()] ^= Bitboard::from_square(turn.from()) | turn.to().into();
+        next.key ^= STONE_KEYS[us.index()][turn.from().index()]
+            ^ STONE_KEYS[us.index()][turn.to().index()]
+            ^ BLACK_TO_MOVE_KEY;
+        if turn.is_capture() {
+            next.stones[them.index()] ^= turn.captured();
+            for square in turn.captured() {
+                next.key ^= STONE_KEYS[them.index()][square.index()];
+            }
+            next.turns_since_capture = 0;
+        } else {
+            next.turns_since_capture = self.turns_since_capture.saturating_add(1);
+        }
+        if us == Color::Black {
+            next.move_number = self.move_number.saturating_add(1);
+        }
+        next.side_to_move = them;
+        next
+    }
+
+    /// The same game seen from the other side: colours swapped and the board turned by 180
+    /// degrees, so the start position maps to itself. The evaluation must give a position
+    /// and its flip the same score for the side to move.
+    pub fn flip(&self) -> Position {
+        Position::new_unchecked(
+            self.stones(Color::Black).rotate(),
+            self.stones(Color::White).rotate(),
+            self.side_to_move.opposite(),
+            self.turns_since_capture,
+            self.move_number,
+        )
+    }
+
+    /// The position mirrored across the centre file, everything else kept.
+    pub fn mirror_files(&self) -> Position {
+        self.map_stones(Bitboard::mirror_files)
+    }
+
+    /// The position mirrored across the centre rank, everything else kept.
+    pub fn mirror_ranks(&self) -> Position {
+        self.map_stones(Bitboard::mirror_ranks)
+    }
+
+    /// The position turned by 180 degrees, everything else kept.
+    pub fn rotate(&self) -> Position {
+        self.map_stones(Bitboard::rotate)
+    }
+
+    fn map_stones(&self, f: impl Fn(Bitboard) -> Bitboard) -> Position {
+        Position::new_unchecked(
+            f(self.stones[0]),
+            f(self.stones[1]),
+            self.side_to_move,
+            self.turns_since_capture,
+            self.move_number,
+        )
+    }
+}
+
+impl Default for Position {
+    fn default() -> Position {
+        Position::start()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_has_22_stones_each_and_an_empty_centre() {
+        let p = Position::start();
+        assert_eq!(p.stones(Color::White).count(), 22);
+        assert_eq!(p.stones(Color::Black).count(), 22);
+        assert_eq!(p.empty().into_iter().collect::<Vec<_>>(), [Square::new(4, 2).unwrap()]);
+        assert_eq!(p.side_to_move(), Color::White);
+    }
+
+    #[test]
+    fn start_is_its_own_flip() {
+        let p = Position::start();
+        assert_eq!(p.flip().stones, p.stones);
+        assert_eq!(p.flip().flip(), p);
+    }
+
+    #[test]
+    fn new_rejects_overlap_and_overflow() {
+        let a1 = Bitboard::from_square(Square::new(0, 0).unwrap());
+        assert_eq!(
+            Position::new(a1, a1, Color::White, 0, 1),
+            Err(PositionError::Overlap(Square::new(0, 0).unwrap()))
+        );
+        let full = Bitboard::from_bits(0x7f_ffff);
+        assert!(matches!(
+            Position::new(full, Bitboard::EMPTY, Color::White, 0, 1),
+            Err(PositionError::TooManyStones { count: 23, .. })
+        ));
+        assert_eq!(
+            Position::new(a1, Bitboard::EMPTY, Color::White, 0, 0),
+            Err(PositionError::ZeroMoveNumber)
+        );
+    }
+
+    #[test]
+    fn play_updates_key_incrementally() {
+        let p = Position::start();
+        let d3 = Square::new(3, 2).unwrap();
+        let e3 = Square::new(4, 2).unwrap();
+        let c3 = Square::new(2, 2).unwrap();
+        let b3 = Square::new(1, 2).unwrap();
+        // d3e3W removes c3 only (b3 is white, so the run stops).
+        assert!(p.stones(Color::Black).contains(c3));
+        assert!(p.stones(Color::White).contains(b3));
+        let next = p.play(Turn::new(d3, e3, c3.into()));
+        assert_eq!(next.key(), next.compute_key());
+        assert_eq!(next.side_to_move(), Color::Black);
+        assert_eq!(next.turns_since_capture(), 0);
+        assert_eq!(next.move_number(), 1);
+        assert_eq!(next.stones(Color::Black).count(), 21);
+    }
+}

@@ -1,0 +1,107 @@
+//! Turns (moves) as values: what a turn does to the board, and the routes that spell it.
+
+use crate::bitboard::Bitboard;
+use crate::geometry::Square;
+
+/// One legal turn, identified by what it does: the stone that moves, where it ends, and the
+/// enemy stones it removes. Two chains of the same stone that end on the same point with the
+/// same captures are one `Turn`; a paika is a turn with no capture.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Turn {
+    from: Square,
+    to: Square,
+    captured: Bitboard,
+}
+
+impl Turn {
+    /// A turn from its parts. Legality is the move generator's business, not checked here.
+    #[inline]
+    pub const fn new(from: Square, to: Square, captured: Bitboard) -> Turn {
+        Turn { from, to, captured }
+    }
+
+    /// The point the stone starts from.
+    #[inline]
+    pub const fn from(self) -> Square {
+        self.from
+    }
+
+    /// The point the stone ends on.
+    #[inline]
+    pub const fn to(self) -> Square {
+        self.to
+    }
+
+    /// The enemy stones the turn removes (empty for a paika).
+    #[inline]
+    pub const fn captured(self) -> Bitboard {
+        self.captured
+    }
+
+    /// True when the turn captures at least one stone.
+    #[inline]
+    pub const fn is_capture(self) -> bool {
+        self.captured.any()
+    }
+
+    /// The same turn on a board mirrored across the centre file.
+    pub fn mirror_files(self) -> Turn {
+        Turn::new(
+            self.from.mirror_files(),
+            self.to.mirror_files(),
+            self.captured.mirror_files(),
+        )
+    }
+
+    /// The same turn on a board mirrored across the centre rank.
+    pub fn mirror_ranks(self) -> Turn {
+        Turn::new(
+            self.from.mirror_ranks(),
+            self.to.mirror_ranks(),
+            self.captured.mirror_ranks(),
+        )
+    }
+
+    /// The same turn on a board rotated by 180 degrees.
+    pub fn rotate(self) -> Turn {
+        Turn::new(self.from.rotate(), self.to.rotate(), self.captured.rotate())
+    }
+}
+
+/// How a capturing step removes stones.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CaptureKind {
+    /// The step ends next to the enemy stone it moves towards.
+    Approach,
+    /// The step moves away from the enemy stone directly behind it.
+    Withdrawal,
+}
+
+impl CaptureKind {
+    /// The notation letter: `A` or `W`.
+    pub const fn letter(self) -> char {
+        match self {
+            CaptureKind::Approach => 'A',
+            CaptureKind::Withdrawal => 'W',
+        }
+    }
+}
+
+/// One step of a route: the landing point and, for a capturing step, how it captured.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Step {
+    /// Landing point of the step.
+    pub to: Square,
+    /// `None` only for the single step of a paika.
+    pub kind: Option<CaptureKind>,
+}
+
+/// One way of playing a turn, step by step: what the notation spells. Several routes may
+/// give the same [`Turn`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Route {
+    /// The turn this route plays.
+    pub turn: Turn,
+    /// The steps in order; never empty.
+    pub steps: Vec<Step>,
+}

@@ -201,9 +201,15 @@ mod tests {
 
     #[test]
     fn file_masks_hold_the_edge_files() {
-        let a: Vec<String> = Bitboard(FILE_A).into_iter().map(|s| s.to_string()).collect();
+        let a: Vec<String> = Bitboard(FILE_A)
+            .into_iter()
+            .map(|s| s.to_string())
+            .collect();
         assert_eq!(a, ["a1", "a2", "a3", "a4", "a5"]);
-        let i: Vec<String> = Bitboard(FILE_I).into_iter().map(|s| s.to_string()).collect();
+        let i: Vec<String> = Bitboard(FILE_I)
+            .into_iter()
+            .map(|s| s.to_string())
+            .collect();
         assert_eq!(i, ["i1", "i2", "i3", "i4", "i5"]);
     }
 
@@ -212,7 +218,9 @@ mod tests {
         for square in Square::all() {
             for d in Direction::ALL {
                 let shifted = Bitboard::from_square(square).shift(d);
-                let expected = square.neighbor(d).map_or(Bitboard::EMPTY, Bitboard::from_square);
+                let expected = square
+                    .neighbor(d)
+                    .map_or(Bitboard::EMPTY, Bitboard::from_square);
                 assert_eq!(shifted, expected, "{square} {d:?}");
             }
         }

@@ -38,6 +38,9 @@ pub enum Command {
         /// Play the variant where a capturing stone must go on while it can capture.
         #[arg(long)]
         mandatory_continuation: bool,
+        /// Threads to count with (default 1).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+        threads: u16,
     },
 }
 
@@ -49,6 +52,7 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
             fen,
             divide,
             mandatory_continuation,
+            threads,
         } => {
             let position = match fen {
                 Some(text) => parse_position(&text).context("bad --fen")?,
@@ -60,7 +64,8 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
                 ChainRule::Optional
             };
             let started = Instant::now();
-            let (report, leaves) = perft_report(&position, depth, divide, chain_rule);
+            let (report, leaves) =
+                perft_report(&position, depth, divide, chain_rule, threads.into());
             let seconds = started.elapsed().as_secs_f64();
             out.write_all(report.as_bytes())?;
             out.flush()?;

@@ -270,7 +270,10 @@ mod tests {
             err("9/9/BWBW2BWBW/9/9 w"),
             "row 3 (rank 3) has 10 points, expected 9"
         );
-        assert_eq!(err("9/9/9/9/8 w"), "row 5 (rank 1) has 8 points, expected 9");
+        assert_eq!(
+            err("9/9/9/9/8 w"),
+            "row 5 (rank 1) has 8 points, expected 9"
+        );
         assert_eq!(err("9/9/9/9/8x w"), "unknown character 'x' in row 5");
         assert_eq!(err("9/9/9/0W8/9 w"), "unknown character '0' in row 4");
         assert_eq!(err("9/9/9/9/9"), "missing side to move (w or b)");
@@ -284,7 +287,10 @@ mod tests {
             "move number must be a whole number, found 'z'"
         );
         assert_eq!(err("9/9/9/9/9 w 0 0"), "move number must be at least 1");
-        assert_eq!(err("9/9/9/9/9 w 0 1 moves"), "unexpected 'moves' after the move number");
+        assert_eq!(
+            err("9/9/9/9/9 w 0 1 moves"),
+            "unexpected 'moves' after the move number"
+        );
         assert_eq!(
             err("WWWWWWWWW/WWWWWWWWW/WWWWW4/9/9 w"),
             "23 white stones (at most 22)"

@@ -67,10 +67,7 @@ pub fn status(history: &[Position], rules: &Rules) -> Status {
             reason: WinReason::NoLegalTurn,
         };
     }
-    let occurrences = history
-        .iter()
-        .filter(|p| p.same_placement(current))
-        .count();
+    let occurrences = history.iter().filter(|p| p.same_placement(current)).count();
     if occurrences >= 3 {
         return Status::Drawn(DrawReason::Repetition);
     }
@@ -146,5 +143,84 @@ impl Game {
     /// The result so far by the rules.
     pub fn status(&self) -> Status {
         status(&self.positions, &self.rules)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fen::parse_position;
+
+    fn game(fen: &str, no_capture_limit: u32) -> Game {
+        let rules = Rules {
+            no_capture_limit,
+            ..Rules::default()
+        };
+        Game::new(parse_position(fen).unwrap(), rules)
+    }
+
+    #[test]
+    fn losing_the_last_stone_loses() {
+        let mut g = game("9/9/9/9/W1B6 w", 100);
+        assert_eq!(g.status(), Status::Ongoing);
+        g.play_text("a1b1A").unwrap();
+        assert_eq!(
+            g.status(),
+            Status::Won {
+                winner: Color::White,
+                reason: WinReason::NoStones
+            }
+        );
+    }
+
+    #[test]
+    fn having_no_legal_turn_loses() {
+        let g = game("9/9/9/WW7/BW7 b", 100);
+        assert_eq!(
+            g.status(),
+            Status::Won {
+                winner: Color::White,
+                reason: WinReason::NoLegalTurn
+            }
+        );
+    }
+
+    #[test]
+    fn third_occurrence_draws() {
+        let mut g = game("9/9/4W4/9/B8 w", 100);
+        for text in ["e3e4", "a1a2", "e4e3", "a2a1", "e3e4", "a1a2", "e4e3"] {
+            g.play_text(text).unwrap();
+            assert_eq!(g.status(), Status::Ongoing, "after {text}");
+        }
+        g.play_text("a2a1").unwrap();
+        assert_eq!(g.status(), Status::Drawn(DrawReason::Repetition));
+    }
+
+    #[test]
+    fn no_capture_limit_draws_and_zero_turns_it_off() {
+        let fen = "9/9/4W4/9/B8 w 99 60";
+        let mut g = game(fen, 100);
+        g.play_text("e3e4").unwrap();
+        assert_eq!(g.position().turns_since_capture(), 100);
+        assert_eq!(g.status(), Status::Drawn(DrawReason::NoCaptureLimit));
+        let mut g = game(fen, 0);
+        g.play_text("e3e4").unwrap();
+        assert_eq!(g.status(), Status::Ongoing);
+    }
+
+    #[test]
+    fn wins_are_checked_before_draws() {
+        // The capture of the last stone also ends a long quiet spell: a win, not a draw.
+        let mut g = game("9/9/9/9/W1B6 w 99 60", 100);
+        g.play_text("a1b1A").unwrap();
+        assert!(matches!(g.status(), Status::Won { .. }));
+    }
+
+    #[test]
+    fn a_refused_turn_changes_nothing() {
+        let mut g = game("9/9/4W4/9/B8 w", 100);
+        assert!(g.play_text("e3e5").is_err());
+        assert!(g.turns().is_empty());
+        assert_eq!(g.positions().len(), 1);
     }
 }

@@ -68,7 +68,7 @@ impl Square {
     /// A strong point has diagonal lines as well as orthogonal ones.
     #[inline]
     pub const fn is_strong(self) -> bool {
-        (self.file() + self.rank()) % 2 == 0
+        (self.file() + self.rank()).is_multiple_of(2)
     }
 
     /// The neighbouring point in `direction`, if a line joins them.
@@ -215,8 +215,13 @@ const fn neighbor_index(index: usize, direction: Direction) -> u8 {
     }
 }
 
-const fn build_neighbors() -> [[u8; 8]; NUM_SQUARES] {
-    let mut table = [[NO_SQUARE; 8]; NUM_SQUARES];
+/// Row count of the per-point tables: every bit index of a `u64`, so that indexing them
+/// with a bit position (as from `trailing_zeros`) needs no bounds check. Rows 45..63 are
+/// never used.
+pub(crate) const TABLE_ROWS: usize = 64;
+
+const fn build_neighbors() -> [[u8; 8]; TABLE_ROWS] {
+    let mut table = [[NO_SQUARE; 8]; TABLE_ROWS];
     let mut sq = 0;
     while sq < NUM_SQUARES {
         let mut d = 0;
@@ -229,8 +234,8 @@ const fn build_neighbors() -> [[u8; 8]; NUM_SQUARES] {
     table
 }
 
-const fn build_rays() -> [[u64; 8]; NUM_SQUARES] {
-    let mut table = [[0u64; 8]; NUM_SQUARES];
+const fn build_rays() -> [[u64; 8]; TABLE_ROWS] {
+    let mut table = [[0u64; 8]; TABLE_ROWS];
     let mut sq = 0;
     while sq < NUM_SQUARES {
         let mut d = 0;
@@ -249,11 +254,73 @@ const fn build_rays() -> [[u64; 8]; NUM_SQUARES] {
     table
 }
 
+const fn build_adjacent() -> [u64; TABLE_ROWS] {
+    let mut table = [0u64; TABLE_ROWS];
+    let mut sq = 0;
+    while sq < NUM_SQUARES {
+        let mut d = 0;
+        while d < 8 {
+            let n = NEIGHBORS[sq][d];
+            if n != NO_SQUARE {
+                table[sq] |= 1 << n;
+            }
+            d += 1;
+        }
+        sq += 1;
+    }
+    table
+}
+
+const fn build_neighbor_bits() -> [[u64; 9]; TABLE_ROWS] {
+    let mut table = [[0u64; 9]; TABLE_ROWS];
+    let mut sq = 0;
+    while sq < NUM_SQUARES {
+        let mut d = 0;
+        while d < 8 {
+            let n = NEIGHBORS[sq][d];
+            if n != NO_SQUARE {
+                table[sq][d] = 1 << n;
+            }
+            d += 1;
+        }
+        sq += 1;
+    }
+    table
+}
+
+const fn build_directions_between() -> [[u8; TABLE_ROWS]; TABLE_ROWS] {
+    let mut table = [[8u8; TABLE_ROWS]; TABLE_ROWS];
+    let mut sq = 0;
+    while sq < NUM_SQUARES {
+        let mut d = 0;
+        while d < 8 {
+            let n = NEIGHBORS[sq][d];
+            if n != NO_SQUARE {
+                table[sq][n as usize] = d as u8;
+            }
+            d += 1;
+        }
+        sq += 1;
+    }
+    table
+}
+
 /// `NEIGHBORS[point][direction]`: the adjacent point along a line, or `NO_SQUARE`.
-pub(crate) const NEIGHBORS: [[u8; 8]; NUM_SQUARES] = build_neighbors();
+pub(crate) const NEIGHBORS: [[u8; 8]; TABLE_ROWS] = build_neighbors();
+
+/// `NEIGHBOR_BITS[point][direction]`: the adjacent point along a line as a one-point set,
+/// or 0; column 8 (no direction) is always 0.
+pub(crate) const NEIGHBOR_BITS: [[u64; 9]; TABLE_ROWS] = build_neighbor_bits();
 
 /// `RAYS[point][direction]`: every point beyond `point` along the line in `direction`.
-pub(crate) const RAYS: [[u64; 8]; NUM_SQUARES] = build_rays();
+pub(crate) const RAYS: [[u64; 8]; TABLE_ROWS] = build_rays();
+
+/// `ADJACENT[point]`: the set of points one line step away.
+pub(crate) const ADJACENT: [u64; TABLE_ROWS] = build_adjacent();
+
+/// `DIRECTION_BETWEEN[from][to]`: index of the direction from `from` to the adjacent `to`,
+/// or 8 when they are not adjacent.
+pub(crate) const DIRECTION_BETWEEN: [[u8; TABLE_ROWS]; TABLE_ROWS] = build_directions_between();
 
 /// `NEIGHBORS` entry for "no point"; exposed to the move generator's hot loop.
 pub(crate) const NONE: u8 = NO_SQUARE;
@@ -299,7 +366,12 @@ mod tests {
         // 5 rows of 8 and 9 columns of 4 orthogonal segments; each of the 8 x 4 unit boxes
         // carries exactly one diagonal, the one joining its two strong corners.
         let links: usize = Square::all()
-            .map(|s| Direction::ALL.iter().filter(|&&d| s.neighbor(d).is_some()).count())
+            .map(|s| {
+                Direction::ALL
+                    .iter()
+                    .filter(|&&d| s.neighbor(d).is_some())
+                    .count()
+            })
             .sum();
         let orthogonal = 2 * (5 * 8 + 9 * 4);
         let diagonal = 2 * (4 * 8);

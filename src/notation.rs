@@ -98,7 +98,9 @@ impl fmt::Display for TurnError {
                 f,
                 "a capture is available, so the stone on {s} may not make a paika"
             ),
-            TurnError::PaikaIsOneStep => write!(f, "no capture is available and a paika is one step"),
+            TurnError::PaikaIsOneStep => {
+                write!(f, "no capture is available and a paika is one step")
+            }
             TurnError::NoCapture { step, to, kind } => {
                 let how = match kind {
                     Some(CaptureKind::Approach) => " by approach",
@@ -164,7 +166,9 @@ pub fn parse_turn_text(text: &str) -> Result<TurnText, TurnError> {
             .parse(rest)
             .expect("opt never fails");
         let (after_point, point) = raw_point(after_dash).map_err(|_| {
-            syntax(format!("unexpected '{after_dash}' in '{text}', expected a point"))
+            syntax(format!(
+                "unexpected '{after_dash}' in '{text}', expected a point"
+            ))
         })?;
         let to = to_square(point)?;
         let (after_kind, step_kind) = opt(kind).parse(after_point).expect("opt never fails");
@@ -235,7 +239,11 @@ fn route_fits(route: &Route, text: &TurnText, steps: usize) -> bool {
 }
 
 /// Reads a turn in `position`: the lenient notation, matched against the legal routes.
-pub fn parse_turn(position: &Position, chain_rule: ChainRule, text: &str) -> Result<Turn, TurnError> {
+pub fn parse_turn(
+    position: &Position,
+    chain_rule: ChainRule,
+    text: &str,
+) -> Result<Turn, TurnError> {
     let text = parse_turn_text(text)?;
     check_shape(position, &text)?;
     let routes = stone_routes(position, chain_rule, text.from);
@@ -250,7 +258,9 @@ pub fn parse_turn(position: &Position, chain_rule: ChainRule, text: &str) -> Res
         0 => Err(diagnose(position, &routes, &text)),
         _ => {
             spellings.sort_by(|a, b| a.1.cmp(&b.1));
-            Err(TurnError::Ambiguous(spellings.into_iter().map(|(_, s)| s).collect()))
+            Err(TurnError::Ambiguous(
+                spellings.into_iter().map(|(_, s)| s).collect(),
+            ))
         }
     }
 }
@@ -326,5 +336,151 @@ fn diagnose(position: &Position, routes: &[Route], text: &TurnText) -> TurnError
         step: matched + 1,
         to,
         kind,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fen::parse_position;
+
+    const REVISIT: &str = "9/9/1BB6/9/W1B6 w";
+
+    fn read(fen: &str, text: &str) -> Result<String, String> {
+        read_with(fen, text, ChainRule::Optional)
+    }
+
+    fn read_with(fen: &str, text: &str, rule: ChainRule) -> Result<String, String> {
+        let p = parse_position(fen).unwrap();
+        parse_turn(&p, rule, text)
+            .map(|turn| spell_turn(&p, rule, turn))
+            .map_err(|e| e.to_string())
+    }
+
+    fn start() -> String {
+        Position::start().to_string()
+    }
+
+    #[test]
+    fn canonical_spelling_reads_back() {
+        assert_eq!(read(&start(), "d3e3W"), Ok("d3e3W".into()));
+        assert_eq!(read(REVISIT, "a1b2Aa3W"), Ok("a1b2Aa3W".into()));
+    }
+
+    #[test]
+    fn input_is_lenient() {
+        assert_eq!(read(&start(), "D3E3w"), Ok("d3e3W".into()));
+        assert_eq!(read(&start(), "d3-e3A"), Ok("d3e3A".into()));
+        // The kind may be left out where only one fits.
+        assert_eq!(read(&start(), "e2e3"), Ok("e2e3A".into()));
+        assert_eq!(read(REVISIT, "a1-b2-a3"), Ok("a1b2Aa3W".into()));
+        assert_eq!(read(REVISIT, "a1b2aa3w"), Ok("a1b2Aa3W".into()));
+        assert_eq!(read("9/9/4W4/9/B8 w", "e3-e4"), Ok("e3e4".into()));
+    }
+
+    #[test]
+    fn every_route_of_a_merged_turn_reads_as_that_turn() {
+        let fen = "B1BB1BBBB/B3BBBBB/1B2WBWBW/W2BWWWWW/W4WWWW w";
+        let canonical = "e3d3Wd4Ac4Wc3Wb4Wb5Wc5W";
+        assert_eq!(read(fen, canonical), Ok(canonical.into()));
+        assert_eq!(read(fen, "e3d3Wd4Wc4Wc3Wb4Ab5Wc5A"), Ok(canonical.into()));
+        // Both routes fit when the kinds are left out: still one turn, not ambiguous.
+        assert_eq!(read(fen, "e3d3d4c4c3b4b5c5"), Ok(canonical.into()));
+    }
+
+    #[test]
+    fn ambiguity_lists_the_candidates() {
+        assert_eq!(
+            read(&start(), "d3e3"),
+            Err("ambiguous, could be: d3e3A d3e3W".into())
+        );
+    }
+
+    #[test]
+    fn errors_are_precise() {
+        let s = start();
+        let cases = [
+            (s.as_str(), "", "'' does not start with a point such as d3"),
+            (
+                s.as_str(),
+                "x",
+                "'x' does not start with a point such as d3",
+            ),
+            (
+                s.as_str(),
+                "d3",
+                "'d3' has only one point; a turn names at least two",
+            ),
+            (
+                s.as_str(),
+                "d3e3Q",
+                "unexpected 'Q' in 'd3e3Q', expected a point",
+            ),
+            (s.as_str(), "j3e3", "unknown point 'j3'"),
+            (s.as_str(), "d3e6", "unknown point 'e6'"),
+            (s.as_str(), "e3d3", "no stone on e3"),
+            (
+                s.as_str(),
+                "d4e3",
+                "the stone on d4 is black, but white is to move",
+            ),
+            (s.as_str(), "d3f3", "d3 and f3 are not adjacent on a line"),
+            (s.as_str(), "e2d3", "e2 and d3 are not adjacent on a line"),
+            (s.as_str(), "d2d3", "d3 is occupied"),
+            (
+                s.as_str(),
+                "e2e3W",
+                "step 1 (to e3) captures nothing by withdrawal",
+            ),
+            (s.as_str(), "a1b1", "b1 is occupied"),
+            (
+                "B1W6/9/4W4/9/9 w",
+                "e3e4",
+                "a capture is available, so the stone on e3 may not make a paika",
+            ),
+            (
+                "9/9/9/9/BW2B4 w",
+                "b1c1Wd1A",
+                "illegal continuation: the step to d1 goes in the same direction as the step before",
+            ),
+            (
+                REVISIT,
+                "a1b1Ab2Aa1W",
+                "illegal continuation: a1 was already occupied during this turn",
+            ),
+            (REVISIT, "a1b1Ab2Ac2", "step 3 (to c2) captures nothing"),
+            (
+                "9/9/4W4/9/B8 w",
+                "e3e4d4",
+                "no capture is available and a paika is one step",
+            ),
+            (
+                "9/9/4W4/9/B8 w",
+                "e3e4A",
+                "step 1 (to e4) captures nothing by approach",
+            ),
+        ];
+        for (fen, text, message) in cases {
+            assert_eq!(read(fen, text), Err(message.to_string()), "{text}");
+        }
+    }
+
+    #[test]
+    fn mandatory_continuation_refuses_a_stopped_chain() {
+        assert_eq!(
+            read_with(REVISIT, "a1b1A", ChainRule::Mandatory),
+            Err("the chain must continue: the stone on b1 can still capture".into())
+        );
+        assert_eq!(
+            read_with(REVISIT, "a1b1Ab2A", ChainRule::Mandatory),
+            Ok("a1b1Ab2A".into())
+        );
+    }
+
+    #[test]
+    fn spelled_turns_are_sorted_and_distinct() {
+        let turns = spelled_turns(&Position::start(), ChainRule::Optional);
+        let spellings: Vec<&str> = turns.iter().map(|(s, _)| s.as_str()).collect();
+        assert_eq!(spellings, ["d2e3A", "d3e3A", "d3e3W", "e2e3A", "f2e3A"]);
     }
 }

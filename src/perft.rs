@@ -1,11 +1,12 @@
 //! perft: the number of distinct positions reached after a given number of turns, the
 //! standard check of a move generator (routes that give the same turn count once).
 
-use crate::movegen::{count_turns, generate_turns};
+use crate::movegen::{count_turns, generate_turns, legal_turns};
 use crate::notation::spell_turn;
 use crate::position::Position;
 use crate::rules::ChainRule;
 use crate::turn::Turn;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Leaf count of the turn tree `depth` turns deep. The last ply is counted, not played.
 pub fn perft(position: &Position, depth: u32, chain_rule: ChainRule) -> u64 {
@@ -13,20 +14,66 @@ pub fn perft(position: &Position, depth: u32, chain_rule: ChainRule) -> u64 {
     count_leaves(position, depth, chain_rule, &mut lists)
 }
 
-/// The leaf count below each legal turn, in generation order.
-pub fn perft_divide(position: &Position, depth: u32, chain_rule: ChainRule) -> Vec<(Turn, u64)> {
+/// The leaf count below each legal turn, in generation order, computed by `threads`
+/// threads (at least one). Work is shared out two plies down, so that the few turns of a
+/// position keep every thread busy; the counts do not depend on the thread count.
+pub fn perft_divide(
+    position: &Position,
+    depth: u32,
+    chain_rule: ChainRule,
+    threads: usize,
+) -> Vec<(Turn, u64)> {
     if depth == 0 {
         return Vec::new();
     }
-    let mut lists = turn_lists(depth);
-    let (root, below) = lists.split_first_mut().expect("depth >= 1");
-    generate_turns(position, chain_rule, root);
-    root.iter()
-        .map(|&turn| {
-            let leaves = count_leaves(&position.play(turn), depth - 1, chain_rule, below);
-            (turn, leaves)
+    let roots = legal_turns(position, chain_rule);
+    if depth < 3 || threads <= 1 {
+        let mut lists = turn_lists(depth - 1);
+        return roots
+            .into_iter()
+            .map(|turn| {
+                let leaves = count_leaves(&position.play(turn), depth - 1, chain_rule, &mut lists);
+                (turn, leaves)
+            })
+            .collect();
+    }
+    let jobs: Vec<(usize, Position)> = roots
+        .iter()
+        .enumerate()
+        .flat_map(|(root_index, &root)| {
+            let child = position.play(root);
+            legal_turns(&child, chain_rule)
+                .into_iter()
+                .map(move |turn| (root_index, child.play(turn)))
         })
-        .collect()
+        .collect();
+    let next_job = AtomicUsize::new(0);
+    let mut totals = vec![0u64; roots.len()];
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut lists = turn_lists(depth - 2);
+                    let mut sums = vec![0u64; roots.len()];
+                    loop {
+                        let job = next_job.fetch_add(1, Ordering::Relaxed);
+                        let Some((root_index, grandchild)) = jobs.get(job) else {
+                            return sums;
+                        };
+                        sums[*root_index] +=
+                            count_leaves(grandchild, depth - 2, chain_rule, &mut lists);
+                    }
+                })
+            })
+            .collect();
+        for worker in workers {
+            let sums = worker.join().expect("a perft worker panicked");
+            for (total, sum) in totals.iter_mut().zip(sums) {
+                *total += sum;
+            }
+        }
+    });
+    roots.into_iter().zip(totals).collect()
 }
 
 /// The text that `perft` prints, on the command line and in the protocol alike: with
@@ -37,21 +84,25 @@ pub fn perft_report(
     depth: u32,
     divide: bool,
     chain_rule: ChainRule,
+    threads: usize,
 ) -> (String, u64) {
     let mut text = String::new();
-    let total = if divide && depth > 0 {
-        let mut lines: Vec<(String, u64)> = perft_divide(position, depth, chain_rule)
-            .into_iter()
-            .map(|(turn, n)| (spell_turn(position, chain_rule, turn), n))
-            .collect();
-        lines.sort();
-        for (spelling, n) in &lines {
-            text.push_str(&format!("{spelling}: {n}\n"));
-        }
-        text.push('\n');
-        lines.iter().map(|(_, n)| n).sum()
+    let total = if depth == 0 {
+        1
     } else {
-        perft(position, depth, chain_rule)
+        let counts = perft_divide(position, depth, chain_rule, threads);
+        if divide {
+            let mut lines: Vec<(String, u64)> = counts
+                .iter()
+                .map(|&(turn, n)| (spell_turn(position, chain_rule, turn), n))
+                .collect();
+            lines.sort();
+            for (spelling, n) in &lines {
+                text.push_str(&format!("{spelling}: {n}\n"));
+            }
+            text.push('\n');
+        }
+        counts.iter().map(|(_, n)| n).sum()
     };
     text.push_str(&format!("Nodes searched: {total}\n"));
     (text, total)
@@ -93,7 +144,11 @@ mod tests {
         let start = Position::start();
         let expected = [1u64, 5, 39, 724, 18_026];
         for (depth, &nodes) in expected.iter().enumerate() {
-            assert_eq!(perft(&start, depth as u32, ChainRule::Optional), nodes, "depth {depth}");
+            assert_eq!(
+                perft(&start, depth as u32, ChainRule::Optional),
+                nodes,
+                "depth {depth}"
+            );
         }
     }
 }

@@ -327,7 +327,10 @@ mod tests {
         let p = Position::start();
         assert_eq!(p.stones(Color::White).count(), 22);
         assert_eq!(p.stones(Color::Black).count(), 22);
-        assert_eq!(p.empty().into_iter().collect::<Vec<_>>(), [Square::new(4, 2).unwrap()]);
+        assert_eq!(
+            p.empty().into_iter().collect::<Vec<_>>(),
+            [Square::new(4, 2).unwrap()]
+        );
         assert_eq!(p.side_to_move(), Color::White);
     }
 

@@ -1,0 +1,72 @@
+//! The move generator against published counts: perft from the start and the shared vectors
+//! of positions that independent implementations agree on.
+
+use vato::fen::parse_position;
+use vato::movegen::legal_routes;
+use vato::perft::{perft, perft_divide};
+use vato::position::Position;
+use vato::rules::ChainRule;
+
+const OPTIONAL: ChainRule = ChainRule::Optional;
+
+/// perft counting every route (every distinct spelling) at every ply.
+fn perft_routes(position: &Position, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    legal_routes(position, OPTIONAL)
+        .iter()
+        .map(|route| perft_routes(&position.play(route.turn), depth - 1))
+        .sum()
+}
+
+#[test]
+fn start_position_perft_1_to_6() {
+    let expected = [5u64, 39, 724, 18_026, 431_830, 9_204_447];
+    for (i, &nodes) in expected.iter().enumerate() {
+        let depth = i as u32 + 1;
+        assert_eq!(
+            perft(&Position::start(), depth, OPTIONAL),
+            nodes,
+            "depth {depth}"
+        );
+    }
+}
+
+#[test]
+fn start_position_routes_at_depth_5() {
+    assert_eq!(perft_routes(&Position::start(), 5), 431_852);
+}
+
+#[test]
+fn divide_sums_to_perft_whatever_the_thread_count() {
+    let start = Position::start();
+    for threads in [1, 2, 3] {
+        let divide = perft_divide(&start, 4, OPTIONAL, threads);
+        assert_eq!(divide.len(), 5);
+        assert_eq!(divide.iter().map(|(_, n)| n).sum::<u64>(), 18_026);
+    }
+}
+
+#[test]
+fn shared_vectors() {
+    let data = include_str!("data/perft-vectors.tsv");
+    let mut checked = 0;
+    for line in data
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [fen, turns, perft2, turns_routes, perft2_routes] = fields[..] else {
+            panic!("bad line {line}");
+        };
+        let number = |s: &str| s.parse::<u64>().unwrap();
+        let position = parse_position(fen).unwrap();
+        assert_eq!(perft(&position, 1, OPTIONAL), number(turns), "{fen}");
+        assert_eq!(perft(&position, 2, OPTIONAL), number(perft2), "{fen}");
+        assert_eq!(perft_routes(&position, 1), number(turns_routes), "{fen}");
+        assert_eq!(perft_routes(&position, 2), number(perft2_routes), "{fen}");
+        checked += 1;
+    }
+    assert_eq!(checked, 40);
+}

@@ -38,9 +38,16 @@ pub enum Command {
         /// Play the variant where a capturing stone must go on while it can capture.
         #[arg(long)]
         mandatory_continuation: bool,
-        /// Threads to count with (default 1).
+        /// Threads to count with.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
         threads: u16,
+    },
+    /// Searches the built-in positions at a fixed depth; the node count is the search's
+    /// signature.
+    Bench {
+        /// Depth of each search.
+        #[arg(long, default_value_t = crate::bench::DEFAULT_DEPTH)]
+        depth: u32,
     },
 }
 
@@ -76,5 +83,27 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
             );
             Ok(())
         }
+        Command::Bench { depth } => {
+            for line in crate::bench::run(Some(depth)) {
+                writeln!(out, "{line}")?;
+            }
+            out.flush()?;
+            Ok(())
+        }
     }
+}
+
+/// Sends diagnostics to standard error at the level given by `--log-level`, else by
+/// `RUST_LOG`, else warnings only. Standard output stays the protocol's.
+pub fn init_logging(level: Option<&str>) -> Result<()> {
+    use tracing_subscriber::EnvFilter;
+    let filter = match level {
+        Some(level) => EnvFilter::try_new(level).context("bad --log-level")?,
+        None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn")),
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+    Ok(())
 }

@@ -1,13 +1,19 @@
 use anyhow::Result;
 use clap::Parser;
-use vato::cli::{Cli, run_command};
+use vato::cli::{Cli, init_logging, run_command};
+use vato::session::{Output, run};
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
+    init_logging(cli.log_level.as_deref())?;
     match cli.command {
         Some(command) => run_command(command, &mut std::io::stdout().lock()),
         None => {
-            eprintln!("the protocol session is not built yet; try `vato perft 5`");
+            tracing::info!("protocol session started");
+            run(
+                std::io::stdin().lock(),
+                Output::new(Box::new(std::io::stdout())),
+            );
             Ok(())
         }
     }

@@ -156,6 +156,25 @@ fn to_square((file, rank): (char, char)) -> Result<Square, TurnError> {
 
 /// Reads a turn token without looking at any position.
 pub fn parse_turn_text(text: &str) -> Result<TurnText, TurnError> {
+    let turn = parse_turn_prefix(text)?;
+    if turn.steps.is_empty() {
+        return Err(TurnError::Syntax(format!(
+            "'{text}' has only one point; a turn names at least two"
+        )));
+    }
+    Ok(turn)
+}
+
+impl TurnText {
+    /// True when `route` starts with the points (and the kinds, where written) of this text.
+    pub fn fits(&self, route: &Route) -> bool {
+        route_fits(route, self, self.steps.len())
+    }
+}
+
+/// Reads the beginning of a turn: a starting point and zero or more steps, as a GUI knows
+/// it while the user clicks a chain point by point.
+pub fn parse_turn_prefix(text: &str) -> Result<TurnText, TurnError> {
     let syntax = |why: String| TurnError::Syntax(why);
     let (mut rest, first) = raw_point(text)
         .map_err(|_| syntax(format!("'{text}' does not start with a point such as d3")))?;
@@ -174,11 +193,6 @@ pub fn parse_turn_text(text: &str) -> Result<TurnText, TurnError> {
         let (after_kind, step_kind) = opt(kind).parse(after_point).expect("opt never fails");
         steps.push((to, step_kind));
         rest = after_kind;
-    }
-    if steps.is_empty() {
-        return Err(syntax(format!(
-            "'{text}' has only one point; a turn names at least two"
-        )));
     }
     Ok(TurnText { from, steps })
 }

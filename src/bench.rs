@@ -1,0 +1,108 @@
+//! `bench`: a fixed search over built-in positions from every phase of the game. Its node
+//! count is the search's signature: the same build always gives the same count, and any
+//! change to search or evaluation changes it.
+
+use crate::fen::parse_position;
+use crate::position::Position;
+use crate::rules::Rules;
+use crate::search::{Limits, SearchRequest, Signals, search};
+use std::time::{Duration, Instant};
+
+/// Depth searched when none is given.
+pub const DEFAULT_DEPTH: u32 = 3;
+
+/// Positions from random games of 0 to 60 turns: opening, middle game and endings.
+const POSITIONS: &[&str] = &[
+    "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1",
+    "BBBBBB1BB/BBBBBBBBB/BWBWW1WBW/WWW1W1WWW/WWWWW1WWW w 0 2",
+    "BBBBBBBBB/BBBBB1B1B/BWBWWBWB1/WWW1WWWWW/WWWWWWWWW w 0 2",
+    "BBBB1BBBB/BBBBB2BB/BWBWWB1B1/WWW1WWWWW/WWWWWWWWW w 0 3",
+    "BBBBBBBBB/BBBBB1B1B/BWBW2WB1/WWWWW1WWW/WWWWW1WWW w 0 3",
+    "BBBBBBBBB/1BB1BBBBB/BW2B1WBW/1WWWWWWWW/1W1WWWWWW w 0 4",
+    "BBBBBBBBB/BBBBBBB1B/BW1WWW3/WWW2WWWW/WWWW2WWW w 0 4",
+    "BB1BBBBBB/BBBBBBB1B/1W3WB1W/WWWBW1WWW/WWW2WWWW w 0 5",
+    "1BBBBBBBB/1B1BB1BBB/WWBWB1WBW/4WWWWW/1W1WWWWWW w 0 5",
+    "BBB1BBBBB/B1B1BBBBB/1B6W/W1W1WWWWW/W1WWWWWWW w 0 6",
+    "BBBBB1BBB/BB2B1BBB/2B1WWWBW/1W3WWWW/WW3WWWW w 0 6",
+    "BBBB1B1BB/BBBWB1BBB/5B1BW/WWWW1WWWW/WW1W1WWWW w 0 6",
+    "B1BB1BBBB/B1B2BBBB/1W4B1W/W1W2WWWW/1W3WWWW w 0 8",
+    "BBBB1BBBB/B3B1BBB/3BB1W1W/W3WWW1W/WW3WWWW w 0 8",
+    "1BBBBB1B1/1BBBBB2B/3B2W2/2W1WW1WW/W1WW1WWWW w 0 8",
+    "B1B2BBBB/1B3WBBB/B3W4/W4BWWW/1W4WWW w 0 10",
+    "BBBBBBBBB/8B/9/1W5WW/WWWW1BWWW w 0 10",
+    "B1B2BBBB/B5B1B/1W2B1WB1/W5W1W/1WWW1W1WW w 0 10",
+    "B1B1B3B/9/1B7/2W2W3/1W1W1W1W1 w 1 13",
+    "6BB1/3B5/9/7W1/3W2WWW w 0 13",
+    "1B1B3BB/2BB1WBB1/4W3B/5W3/3WWW3 w 0 13",
+    "1BBBB2B1/9/B3B3W/8W/9 w 2 16",
+    "BB5B1/1BB6/3W5/7B1/1W1W5 w 0 16",
+    "B1B4B1/6W2/4B4/W3WWWW1/9 w 4 16",
+    "8B/1W2BB3/1W5W1/W8/7W1 w 6 21",
+    "7BB/W5B2/1WW6/W8/1W7 w 6 21",
+    "1WW2W2B/2W6/8B/8B/9 w 19 31",
+    "1BB1B2WW/3B4W/8W/9/8W w 7 31",
+];
+
+/// The built-in positions.
+pub fn positions() -> Vec<Position> {
+    POSITIONS
+        .iter()
+        .map(|fen| parse_position(fen).expect("built-in bench positions are valid"))
+        .collect()
+}
+
+/// Searches every built-in position to `depth` (default [`DEFAULT_DEPTH`]) with one
+/// thread and default rules; returns one line per position and the total line
+/// `<nodes> nodes <nps> nps`.
+pub fn run(depth: Option<u32>) -> Vec<String> {
+    let depth = depth.unwrap_or(DEFAULT_DEPTH).max(1);
+    let mut lines = Vec::new();
+    let mut total_nodes = 0u64;
+    let mut total_time = Duration::ZERO;
+    for (index, position) in positions().into_iter().enumerate() {
+        let request = SearchRequest {
+            history: vec![position],
+            rules: Rules::default(),
+            limits: Limits {
+                depth: Some(depth),
+                ..Limits::default()
+            },
+            multipv: 1,
+            move_overhead: Duration::ZERO,
+        };
+        let started = Instant::now();
+        let mut nodes = 0;
+        search(&request, &Signals::new(false), &mut |report| {
+            nodes = report.nodes
+        });
+        total_time += started.elapsed();
+        total_nodes += nodes;
+        lines.push(format!("position {:>2}: {nodes} nodes", index + 1));
+    }
+    let nps = total_nodes as u128 * 1000 / total_time.as_millis().max(1);
+    lines.push(format!("{total_nodes} nodes {nps} nps"));
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_least_twenty_positions_with_legal_turns() {
+        let positions = positions();
+        assert!(positions.len() >= 20);
+        for p in positions {
+            assert!(crate::movegen::has_legal_turn(&p), "{p}");
+        }
+    }
+
+    #[test]
+    fn node_count_is_deterministic() {
+        let a = run(Some(2));
+        let b = run(Some(2));
+        let nodes = |lines: &[String]| lines.last().unwrap().split(' ').next().unwrap().to_string();
+        assert_eq!(nodes(&a), nodes(&b));
+        assert_eq!(a.len(), POSITIONS.len() + 1);
+    }
+}

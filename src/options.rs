@@ -1,0 +1,313 @@
+//! The engine's options, as `uci` declares them and `setoption` changes them.
+
+use crate::rules::{ChainRule, DEFAULT_NO_CAPTURE_LIMIT, Rules};
+
+/// The kind and range of an option, as declared to the interface.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Kind {
+    Spin { default: i64, min: i64, max: i64 },
+    Check { default: bool },
+    Button,
+    Text { default: &'static str },
+}
+
+struct Spec {
+    name: &'static str,
+    kind: Kind,
+}
+
+/// Largest transposition table, in MiB.
+pub const MAX_HASH_MB: i64 = 65_536;
+
+const SPECS: &[Spec] = &[
+    Spec {
+        name: "Hash",
+        kind: Kind::Spin {
+            default: 16,
+            min: 1,
+            max: MAX_HASH_MB,
+        },
+    },
+    Spec {
+        name: "Clear Hash",
+        kind: Kind::Button,
+    },
+    // The search runs on one thread until it is made parallel: the range says so.
+    Spec {
+        name: "Threads",
+        kind: Kind::Spin {
+            default: 1,
+            min: 1,
+            max: 1,
+        },
+    },
+    Spec {
+        name: "MultiPV",
+        kind: Kind::Spin {
+            default: 1,
+            min: 1,
+            max: 256,
+        },
+    },
+    Spec {
+        name: "Ponder",
+        kind: Kind::Check { default: false },
+    },
+    Spec {
+        name: "Move Overhead",
+        kind: Kind::Spin {
+            default: 10,
+            min: 0,
+            max: 5000,
+        },
+    },
+    Spec {
+        name: "Debug Log File",
+        kind: Kind::Text { default: "" },
+    },
+    Spec {
+        name: "NoCaptureLimit",
+        kind: Kind::Spin {
+            default: DEFAULT_NO_CAPTURE_LIMIT as i64,
+            min: 0,
+            max: 10_000,
+        },
+    },
+    Spec {
+        name: "MandatoryContinuation",
+        kind: Kind::Check { default: false },
+    },
+];
+
+/// What a successful `setoption` changed, so the session can act on it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// `Hash`: the table must be resized.
+    Hash,
+    /// `Clear Hash` was pressed.
+    ClearHash,
+    /// `Debug Log File`: open or close the log.
+    DebugLogFile,
+    /// A rule option: the game's rules change.
+    Rules,
+    /// Anything read only when the next search starts.
+    Other,
+}
+
+/// Current option values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// Transposition table size in MiB.
+    pub hash_mb: u32,
+    /// Search threads.
+    pub threads: u32,
+    /// Principal variations to report.
+    pub multipv: u32,
+    /// Whether the interface wants `ponder` turns in `bestmove`.
+    pub ponder: bool,
+    /// Milliseconds kept in hand per turn for delays outside the engine.
+    pub move_overhead_ms: u32,
+    /// Where to log every protocol line (empty: no log).
+    pub debug_log_file: String,
+    /// Rule option `NoCaptureLimit`.
+    pub no_capture_limit: u32,
+    /// Rule option: capture chains must go on while they can.
+    pub mandatory_continuation: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> EngineOptions {
+        EngineOptions {
+            hash_mb: 16,
+            threads: 1,
+            multipv: 1,
+            ponder: false,
+            move_overhead_ms: 10,
+            debug_log_file: String::new(),
+            no_capture_limit: DEFAULT_NO_CAPTURE_LIMIT,
+            mandatory_continuation: false,
+        }
+    }
+}
+
+impl EngineOptions {
+    /// One `option name ... type ...` line per option, for `uci`.
+    pub fn declarations() -> Vec<String> {
+        SPECS
+            .iter()
+            .map(|spec| match spec.kind {
+                Kind::Spin { default, min, max } => format!(
+                    "option name {} type spin default {default} min {min} max {max}",
+                    spec.name
+                ),
+                Kind::Check { default } => {
+                    format!("option name {} type check default {default}", spec.name)
+                }
+                Kind::Button => format!("option name {} type button", spec.name),
+                Kind::Text { default } => format!(
+                    "option name {} type string default {}",
+                    spec.name,
+                    if default.is_empty() {
+                        "<empty>"
+                    } else {
+                        default
+                    }
+                ),
+            })
+            .collect()
+    }
+
+    /// The rule options in force.
+    pub fn rules(&self) -> Rules {
+        Rules {
+            no_capture_limit: self.no_capture_limit,
+            chain_rule: if self.mandatory_continuation {
+                ChainRule::Mandatory
+            } else {
+                ChainRule::Optional
+            },
+        }
+    }
+
+    /// Applies `setoption`; on error nothing changes and the message says why.
+    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Change, String> {
+        let spec = SPECS
+            .iter()
+            .find(|s| s.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| format!("unknown option '{name}'"))?;
+        let name = spec.name;
+        match spec.kind {
+            Kind::Button => {
+                if let Some(v) = value {
+                    return Err(format!(
+                        "option '{name}' is a button and takes no value, found '{v}'"
+                    ));
+                }
+                Ok(Change::ClearHash)
+            }
+            Kind::Spin { min, max, .. } => {
+                let text = value.ok_or_else(|| format!("option '{name}' needs a value"))?;
+                let n: i64 = text
+                    .parse()
+                    .map_err(|_| format!("option '{name}' needs a whole number, found '{text}'"))?;
+                if !(min..=max).contains(&n) {
+                    return Err(format!(
+                        "option '{name}' must be between {min} and {max}, found {n}"
+                    ));
+                }
+                let n = n as u32;
+                Ok(match name {
+                    "Hash" => {
+                        self.hash_mb = n;
+                        Change::Hash
+                    }
+                    "Threads" => {
+                        self.threads = n;
+                        Change::Other
+                    }
+                    "MultiPV" => {
+                        self.multipv = n;
+                        Change::Other
+                    }
+                    "Move Overhead" => {
+                        self.move_overhead_ms = n;
+                        Change::Other
+                    }
+                    "NoCaptureLimit" => {
+                        self.no_capture_limit = n;
+                        Change::Rules
+                    }
+                    _ => unreachable!("every spin option is listed"),
+                })
+            }
+            Kind::Check { .. } => {
+                let text = value.ok_or_else(|| format!("option '{name}' needs true or false"))?;
+                let flag = match text.to_ascii_lowercase().as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => {
+                        return Err(format!(
+                            "option '{name}' needs true or false, found '{text}'"
+                        ));
+                    }
+                };
+                Ok(match name {
+                    "Ponder" => {
+                        self.ponder = flag;
+                        Change::Other
+                    }
+                    "MandatoryContinuation" => {
+                        self.mandatory_continuation = flag;
+                        Change::Rules
+                    }
+                    _ => unreachable!("every check option is listed"),
+                })
+            }
+            Kind::Text { .. } => {
+                let text = value.unwrap_or("");
+                self.debug_log_file = if text == "<empty>" { "" } else { text }.to_string();
+                Ok(Change::DebugLogFile)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_case_insensitive_and_ranges_checked() {
+        let mut o = EngineOptions::default();
+        assert_eq!(o.set("hash", Some("64")), Ok(Change::Hash));
+        assert_eq!(o.hash_mb, 64);
+        assert_eq!(
+            o.set("Hash", Some("0")),
+            Err("option 'Hash' must be between 1 and 65536, found 0".into())
+        );
+        assert_eq!(
+            o.set("Hash", Some("lots")),
+            Err("option 'Hash' needs a whole number, found 'lots'".into())
+        );
+        assert_eq!(o.hash_mb, 64);
+        assert_eq!(
+            o.set("Threads", Some("2")),
+            Err("option 'Threads' must be between 1 and 1, found 2".into())
+        );
+        assert_eq!(
+            o.set("Bogus", Some("1")),
+            Err("unknown option 'Bogus'".into())
+        );
+        assert_eq!(o.set("clear hash", None), Ok(Change::ClearHash));
+        assert_eq!(o.set("PONDER", Some("TRUE")), Ok(Change::Other));
+        assert!(o.ponder);
+        assert!(o.set("Ponder", Some("yes")).is_err());
+    }
+
+    #[test]
+    fn rule_options_reach_the_rules() {
+        let mut o = EngineOptions::default();
+        assert_eq!(o.set("NoCaptureLimit", Some("0")), Ok(Change::Rules));
+        assert_eq!(
+            o.set("MandatoryContinuation", Some("true")),
+            Ok(Change::Rules)
+        );
+        assert_eq!(
+            o.rules(),
+            Rules {
+                no_capture_limit: 0,
+                chain_rule: ChainRule::Mandatory
+            }
+        );
+    }
+
+    #[test]
+    fn every_option_is_declared() {
+        let lines = EngineOptions::declarations();
+        assert_eq!(lines.len(), SPECS.len());
+        assert!(lines.contains(&"option name Threads type spin default 1 min 1 max 1".to_string()));
+        assert!(
+            lines.contains(&"option name Debug Log File type string default <empty>".to_string())
+        );
+    }
+}

@@ -1,0 +1,584 @@
+//! The protocol session: reads commands, keeps the game and the options, runs searches on
+//! their own thread and writes every answer as one flushed line.
+
+use crate::diagram::draw;
+use crate::evaluate::{evaluate, terms};
+use crate::fen::parse_position;
+use crate::game::{DrawReason, Game, Status, WinReason};
+use crate::movegen::{legal_routes, legal_turns};
+use crate::notation::{parse_turn, parse_turn_prefix, spell_route, spell_turn, spelled_turns};
+use crate::options::{Change, EngineOptions};
+use crate::perft::perft_report;
+use crate::position::{Color, Position};
+use crate::protocol::{Command, GoParams, Query, parse_command};
+use crate::search::{Limits, Outcome, Report, Score, SearchRequest, Signals, search};
+use crate::timeman::Clock;
+use crate::turn::Turn;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Where protocol lines go: standard output (or a test's buffer) and, when the
+/// `Debug Log File` option names one, a time-stamped log of every line in and out.
+pub struct Output {
+    inner: Mutex<OutputInner>,
+}
+
+struct OutputInner {
+    writer: Box<dyn Write + Send>,
+    log: Option<File>,
+}
+
+impl Output {
+    /// Output to `writer`.
+    pub fn new(writer: Box<dyn Write + Send>) -> Arc<Output> {
+        Arc::new(Output {
+            inner: Mutex::new(OutputInner { writer, log: None }),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, OutputInner> {
+        // A thread that panicked while holding the lock left whole lines behind: go on.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Writes one line and flushes it. A closed output is not an error worth dying for:
+    /// the session goes on until its input ends.
+    pub fn line(&self, text: &str) {
+        let mut inner = self.lock();
+        let _ = writeln!(inner.writer, "{text}");
+        let _ = inner.writer.flush();
+        log_line(&mut inner.log, "<<", text);
+    }
+
+    /// Records an input line in the log.
+    pub fn log_input(&self, text: &str) {
+        log_line(&mut self.lock().log, ">>", text);
+    }
+
+    /// Starts logging to `path` (appending), or stops when `path` is empty.
+    pub fn set_log(&self, path: &str) -> std::io::Result<()> {
+        let file = if path.is_empty() {
+            None
+        } else {
+            Some(OpenOptions::new().create(true).append(true).open(path)?)
+        };
+        self.lock().log = file;
+        Ok(())
+    }
+}
+
+fn log_line(log: &mut Option<File>, direction: &str, text: &str) {
+    if let Some(file) = log {
+        let _ = writeln!(file, "{} {direction} {text}", timestamp(SystemTime::now()));
+        let _ = file.flush();
+    }
+}
+
+/// UTC time as `YYYY-MM-DD hh:mm:ss.mmm`.
+fn timestamp(time: SystemTime) -> String {
+    let since_epoch = time.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = since_epoch.as_secs();
+    let (days, day_secs) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (the proleptic Gregorian calendar).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}.{:03}",
+        day_secs / 3600,
+        day_secs / 60 % 60,
+        day_secs % 60,
+        since_epoch.subsec_millis()
+    )
+}
+
+/// Whether the session goes on after a line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Read the next line.
+    Continue,
+    /// `quit`: stop.
+    Quit,
+}
+
+struct RunningSearch {
+    signals: Arc<Signals>,
+    /// Set by the search thread just before it writes `bestmove`.
+    finished: Arc<AtomicBool>,
+    thread: JoinHandle<()>,
+}
+
+/// One engine session: the game, the options and at most one running search.
+pub struct Session {
+    out: Arc<Output>,
+    options: EngineOptions,
+    game: Game,
+    search: Option<RunningSearch>,
+    debug: bool,
+}
+
+const HELP: &[&str] = &[
+    "Vato speaks UCI (and UGI). Commands:",
+    "  uci | ugi                      identify, list options, end with uciok | ugiok",
+    "  isready                        answer readyok",
+    "  setoption name N [value V]     set an option (names are case-insensitive)",
+    "  ucinewgame | uginewgame        forget the last game",
+    "  position startpos|fen F [moves T...]   set the position and the game so far",
+    "  go [wtime btime winc binc movestogo depth nodes movetime infinite ponder searchmoves]",
+    "  stop | ponderhit | quit        steer or end the search / the engine",
+    "  query gameover|p1turn|result   UGI queries about the game",
+    "  d | fen | moves [prefix] | perft N [divide] | eval | flip | bench [depth] | help",
+    "  debug on|off                   extra diagnostics as info strings",
+    "Lines starting with # are comments.",
+];
+
+impl Session {
+    /// A session writing to `out`, at the start position with default options.
+    pub fn new(out: Arc<Output>) -> Session {
+        let options = EngineOptions::default();
+        Session {
+            game: Game::new(Position::start(), options.rules()),
+            out,
+            options,
+            search: None,
+            debug: false,
+        }
+    }
+
+    fn say(&self, text: &str) {
+        self.out.line(text);
+    }
+
+    fn error(&self, text: &str) {
+        self.say(&format!("info string error {text}"));
+    }
+
+    fn searching(&self) -> bool {
+        self.search
+            .as_ref()
+            .is_some_and(|s| !s.finished.load(Ordering::SeqCst))
+    }
+
+    /// Waits for the search thread to end (it ends by itself or after `stop`).
+    fn join_search(&mut self) {
+        if let Some(search) = self.search.take() {
+            let _ = search.thread.join();
+        }
+    }
+
+    /// Stops any search and waits for its `bestmove`.
+    pub fn shutdown(&mut self) {
+        if let Some(search) = &self.search {
+            search.signals.stop();
+        }
+        self.join_search();
+    }
+
+    /// Handles one input line.
+    pub fn handle_line(&mut self, line: &str) -> Flow {
+        self.out.log_input(line);
+        let command = match parse_command(line) {
+            Ok(command) => command,
+            Err(e) => {
+                self.error(&e.to_string());
+                return Flow::Continue;
+            }
+        };
+        let always_allowed = matches!(
+            command,
+            Command::IsReady
+                | Command::Stop
+                | Command::PonderHit
+                | Command::Quit
+                | Command::Debug(_)
+                | Command::Nothing
+        );
+        if self.searching() && !always_allowed {
+            self.error("busy: a search is running; send 'stop' first");
+            return Flow::Continue;
+        }
+        if !self.searching() {
+            self.join_search();
+        }
+        match command {
+            Command::Hello { ugi } => self.hello(ugi),
+            Command::IsReady => self.say("readyok"),
+            Command::Debug(on) => self.debug = on.unwrap_or(!self.debug),
+            Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
+            Command::NewGame => self.game = Game::new(Position::start(), self.options.rules()),
+            Command::Position { fen, moves } => self.set_position(fen.as_deref(), &moves),
+            Command::Go(params) => self.go(&params),
+            // Waiting for the bestmove makes the next command meet an idle engine, as a
+            // GUI that sends `stop` then `position` expects.
+            Command::Stop => self.shutdown(),
+            Command::PonderHit => {
+                if let Some(search) = &self.search {
+                    search.signals.ponderhit();
+                }
+            }
+            Command::Quit => {
+                self.shutdown();
+                return Flow::Quit;
+            }
+            Command::Query(query) => self.query(query),
+            Command::Display => self.display(),
+            Command::Fen => self.say(&self.game.position().to_string()),
+            Command::Moves(prefix) => self.list_moves(prefix.as_deref()),
+            Command::Perft { depth, divide } => {
+                let rule = self.game.rules().chain_rule;
+                let (report, _) = perft_report(self.game.position(), depth, divide, rule, 1);
+                for line in report.lines() {
+                    self.say(line);
+                }
+            }
+            Command::Eval => self.eval(),
+            Command::Flip => {
+                self.game = Game::new(self.game.position().flip(), self.options.rules());
+            }
+            Command::Bench(depth) => {
+                for line in crate::bench::run(depth) {
+                    self.say(&line);
+                }
+            }
+            Command::Help => HELP.iter().for_each(|line| self.say(line)),
+            Command::Nothing => {}
+        }
+        Flow::Continue
+    }
+
+    fn hello(&self, ugi: bool) {
+        self.say(&format!("id name Vato {}", env!("CARGO_PKG_VERSION")));
+        self.say("id author the Vato developers");
+        for line in EngineOptions::declarations() {
+            self.say(&line);
+        }
+        self.say(if ugi { "ugiok" } else { "uciok" });
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) {
+        let before = self.options.clone();
+        match self.options.set(name, value) {
+            Err(e) => self.error(&e),
+            Ok(Change::Rules) => self.game.set_rules(self.options.rules()),
+            Ok(Change::DebugLogFile) => {
+                if let Err(e) = self.out.set_log(&self.options.debug_log_file) {
+                    let path = self.options.debug_log_file.clone();
+                    self.options = before;
+                    self.error(&format!("cannot open debug log file '{path}': {e}"));
+                }
+            }
+            // The table arrives with the search work; until then there is nothing to size
+            // or clear, and the value waits in the options.
+            Ok(Change::Hash | Change::ClearHash | Change::Other) => {}
+        }
+    }
+
+    fn set_position(&mut self, fen: Option<&str>, moves: &[String]) {
+        let start = match fen {
+            None => Position::start(),
+            Some(text) => match parse_position(text) {
+                Ok(position) => position,
+                Err(e) => return self.error(&format!("position: bad position string: {e}")),
+            },
+        };
+        let mut game = Game::new(start, self.options.rules());
+        for (index, text) in moves.iter().enumerate() {
+            if let Err(e) = game.play_text(text) {
+                return self.error(&format!(
+                    "position: move {} '{text}' is illegal: {e}; position unchanged",
+                    index + 1
+                ));
+            }
+        }
+        self.game = game;
+    }
+
+    fn limits(&self, params: &GoParams) -> Result<Limits, String> {
+        let position = self.game.position();
+        let rule = self.game.rules().chain_rule;
+        let searchmoves = params
+            .searchmoves
+            .iter()
+            .map(|text| {
+                parse_turn(position, rule, text)
+                    .map_err(|e| format!("go: searchmoves '{text}' is illegal: {e}"))
+            })
+            .collect::<Result<Vec<Turn>, String>>()?;
+        let (time, increment) = match position.side_to_move() {
+            Color::White => (params.wtime, params.winc),
+            Color::Black => (params.btime, params.binc),
+        };
+        Ok(Limits {
+            depth: params.depth,
+            nodes: params.nodes,
+            movetime: params.movetime.map(Duration::from_millis),
+            clock: time.map(|time| Clock {
+                time: Duration::from_millis(time),
+                increment: Duration::from_millis(increment.unwrap_or(0)),
+                moves_to_go: params.movestogo,
+            }),
+            infinite: params.infinite,
+            searchmoves,
+        })
+    }
+
+    fn go(&mut self, params: &GoParams) {
+        let limits = match self.limits(params) {
+            Ok(limits) => limits,
+            Err(e) => return self.error(&e),
+        };
+        if legal_turns(self.game.position(), self.game.rules().chain_rule).is_empty() {
+            self.say("info depth 0 score mate 0");
+            self.say("bestmove (none)");
+            return;
+        }
+        if self.debug {
+            self.say(&format!(
+                "info string debug: searching {} with {:?}",
+                self.game.position(),
+                limits
+            ));
+        }
+        let request = SearchRequest {
+            history: self.game.positions().to_vec(),
+            rules: *self.game.rules(),
+            limits,
+            multipv: self.options.multipv as usize,
+            move_overhead: Duration::from_millis(self.options.move_overhead_ms.into()),
+        };
+        let signals = Arc::new(Signals::new(params.ponder));
+        let finished = Arc::new(AtomicBool::new(false));
+        let wait_for_stop = params.infinite || params.ponder;
+        let show_ponder = self.options.ponder;
+        let thread = {
+            let (signals, finished, out) = (signals.clone(), finished.clone(), self.out.clone());
+            std::thread::Builder::new()
+                .name("search".into())
+                .spawn(move || {
+                    let root = *request.history.last().expect("history holds the root");
+                    let rule = request.rules.chain_rule;
+                    let outcome = search(&request, &signals, &mut |report| {
+                        out.line(&info_line(&root, rule, &report));
+                    });
+                    // `infinite` and `ponder` keep their answer until told: UCI forbids an
+                    // early bestmove there.
+                    while wait_for_stop
+                        && !signals.stopped()
+                        && (request.limits.infinite || signals.pondering())
+                    {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    finished.store(true, Ordering::SeqCst);
+                    out.line(&bestmove_line(&root, rule, &outcome, show_ponder));
+                })
+        };
+        match thread {
+            Ok(thread) => {
+                self.search = Some(RunningSearch {
+                    signals,
+                    finished,
+                    thread,
+                })
+            }
+            Err(e) => self.error(&format!("go: cannot start the search thread: {e}")),
+        }
+    }
+
+    fn query(&self, query: Query) {
+        let status = self.game.status();
+        let answer = match query {
+            Query::GameOver => status.is_over().to_string(),
+            Query::P1Turn => (self.game.position().side_to_move() == Color::White).to_string(),
+            Query::Result => match status {
+                Status::Ongoing => "none".into(),
+                Status::Won {
+                    winner: Color::White,
+                    ..
+                } => "p1win".into(),
+                Status::Won {
+                    winner: Color::Black,
+                    ..
+                } => "p2win".into(),
+                Status::Drawn(_) => "draw".into(),
+            },
+        };
+        self.say(&format!("response {answer}"));
+    }
+
+    fn display(&self) {
+        let position = self.game.position();
+        for line in draw(position).lines() {
+            self.say(line);
+        }
+        let turns = legal_turns(position, self.game.rules().chain_rule).len();
+        self.say("");
+        self.say(&format!("Fen: {position}"));
+        self.say(&format!("Key: {:016X}", position.key()));
+        self.say(&format!("Side to move: {}", position.side_to_move().name()));
+        self.say(&format!(
+            "Turns since capture: {}",
+            position.turns_since_capture()
+        ));
+        self.say(&format!("Move number: {}", position.move_number()));
+        self.say(&format!("Legal turns: {turns}"));
+        self.say(&format!("Status: {}", describe_status(self.game.status())));
+    }
+
+    fn list_moves(&self, prefix: Option<&str>) {
+        let position = self.game.position();
+        let rule = self.game.rules().chain_rule;
+        let spellings: Vec<String> = match prefix {
+            None => spelled_turns(position, rule)
+                .into_iter()
+                .map(|(s, _)| s)
+                .collect(),
+            Some(text) => match parse_turn_prefix(text) {
+                Err(e) => return self.error(&format!("moves: {e}")),
+                Ok(prefix) => {
+                    // Per turn, its smallest spelling among the routes that extend the
+                    // prefix, so that a route clicked point by point stays recognisable.
+                    let mut best: Vec<(Turn, String)> = Vec::new();
+                    for route in legal_routes(position, rule)
+                        .iter()
+                        .filter(|r| prefix.fits(r))
+                    {
+                        let spelling = spell_route(route);
+                        match best.iter_mut().find(|(t, _)| *t == route.turn) {
+                            Some((_, s)) if *s <= spelling => {}
+                            Some((_, s)) => *s = spelling,
+                            None => best.push((route.turn, spelling)),
+                        }
+                    }
+                    let mut spellings: Vec<String> = best.into_iter().map(|(_, s)| s).collect();
+                    spellings.sort();
+                    spellings
+                }
+            },
+        };
+        let mut line = String::from("moves");
+        for spelling in spellings {
+            line.push(' ');
+            line.push_str(&spelling);
+        }
+        self.say(&line);
+    }
+
+    fn eval(&self) {
+        let position = self.game.position();
+        self.say(&format!(
+            "Evaluation for {} to move, in hundredths of a stone:",
+            position.side_to_move().name()
+        ));
+        for term in terms(position) {
+            self.say(&format!("  {:<12} {:>6}", term.name, term.value));
+        }
+        self.say(&format!("  {:<12} {:>6}", "total", evaluate(position)));
+    }
+}
+
+fn describe_status(status: Status) -> String {
+    match status {
+        Status::Ongoing => "ongoing".into(),
+        Status::Won { winner, reason } => format!(
+            "{} wins ({})",
+            winner.name(),
+            match reason {
+                WinReason::NoStones => "no stones left",
+                WinReason::NoLegalTurn => "no legal turn",
+            }
+        ),
+        Status::Drawn(reason) => format!(
+            "draw ({})",
+            match reason {
+                DrawReason::Repetition => "threefold repetition",
+                DrawReason::NoCaptureLimit => "no-capture limit",
+            }
+        ),
+    }
+}
+
+/// Spells a line of turns from `position`, each in its position.
+fn spell_line(position: &Position, rule: crate::rules::ChainRule, turns: &[Turn]) -> String {
+    let mut current = *position;
+    let mut words = Vec::with_capacity(turns.len());
+    for &turn in turns {
+        words.push(spell_turn(&current, rule, turn));
+        current = current.play(turn);
+    }
+    words.join(" ")
+}
+
+fn info_line(root: &Position, rule: crate::rules::ChainRule, report: &Report) -> String {
+    let millis = report.elapsed.as_millis() as u64;
+    let nps = report.nodes * 1000 / millis.max(1);
+    let score = match report.score {
+        Score::Centi(cp) => format!("cp {cp}"),
+        Score::Mate(n) => format!("mate {n}"),
+    };
+    format!(
+        "info depth {} seldepth {} multipv {} score {score} nodes {} nps {nps} hashfull {} time {millis} pv {}",
+        report.depth,
+        report.seldepth,
+        report.multipv,
+        report.nodes,
+        report.hashfull,
+        spell_line(root, rule, &report.pv)
+    )
+}
+
+fn bestmove_line(
+    root: &Position,
+    rule: crate::rules::ChainRule,
+    outcome: &Outcome,
+    show_ponder: bool,
+) -> String {
+    let Some(best) = outcome.best else {
+        return "bestmove (none)".into();
+    };
+    let mut line = format!("bestmove {}", spell_turn(root, rule, best));
+    if let (true, Some(reply)) = (show_ponder, outcome.ponder) {
+        line.push_str(&format!(
+            " ponder {}",
+            spell_turn(&root.play(best), rule, reply)
+        ));
+    }
+    line
+}
+
+/// Runs a session over `input` until `quit` or the end of input.
+pub fn run(input: impl BufRead, out: Arc<Output>) {
+    let mut session = Session::new(out);
+    for line in input.lines() {
+        let Ok(line) = line else {
+            break;
+        };
+        if session.handle_line(&line) == Flow::Quit {
+            return;
+        }
+    }
+    session.shutdown();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_utc_calendar_dates() {
+        let t = UNIX_EPOCH + Duration::from_millis(1_764_450_000_123);
+        assert_eq!(timestamp(t), "2025-11-29 21:00:00.123");
+        assert_eq!(timestamp(UNIX_EPOCH), "1970-01-01 00:00:00.000");
+        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29
+        assert_eq!(timestamp(leap), "2000-02-29 00:00:00.000");
+    }
+}

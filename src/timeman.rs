@@ -93,7 +93,8 @@ mod tests {
             moves_to_go: None,
         };
         let b = clock_budget(clock, ms(10));
-        assert_eq!(b.soft, ms(33 + 7));
-        assert_eq!(b.hard, ms(160));
+        // 990 ms after the overhead, a 30th of it plus three quarters of the increment.
+        assert_eq!(b.soft, Duration::from_micros(33_000 + 7_500));
+        assert_eq!(b.hard, Duration::from_micros(4 * 40_500));
     }
 }

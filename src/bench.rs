@@ -5,11 +5,13 @@
 use crate::fen::parse_position;
 use crate::position::Position;
 use crate::rules::Rules;
-use crate::search::{Limits, SearchRequest, Signals, search};
+use crate::search::{Limits, SearchConfig, SearchRequest, Signals, search};
+use crate::tt::TranspositionTable;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Depth searched when none is given.
-pub const DEFAULT_DEPTH: u32 = 3;
+pub const DEFAULT_DEPTH: u32 = 6;
 
 /// Positions from random games of 0 to 60 turns: opening, middle game and endings.
 const POSITIONS: &[&str] = &[
@@ -51,15 +53,20 @@ pub fn positions() -> Vec<Position> {
         .collect()
 }
 
+/// Table size for the bench, in MiB.
+const BENCH_HASH_MB: usize = 16;
+
 /// Searches every built-in position to `depth` (default [`DEFAULT_DEPTH`]) with one
-/// thread and default rules; returns one line per position and the total line
-/// `<nodes> nodes <nps> nps`.
+/// thread, default rules and a table cleared before each position; returns one line per
+/// position and the total line `<nodes> nodes <nps> nps`.
 pub fn run(depth: Option<u32>) -> Vec<String> {
     let depth = depth.unwrap_or(DEFAULT_DEPTH).max(1);
+    let tt = Arc::new(TranspositionTable::new(BENCH_HASH_MB));
     let mut lines = Vec::new();
     let mut total_nodes = 0u64;
     let mut total_time = Duration::ZERO;
     for (index, position) in positions().into_iter().enumerate() {
+        tt.clear();
         let request = SearchRequest {
             history: vec![position],
             rules: Rules::default(),
@@ -69,12 +76,12 @@ pub fn run(depth: Option<u32>) -> Vec<String> {
             },
             multipv: 1,
             move_overhead: Duration::ZERO,
+            threads: 1,
+            tt: tt.clone(),
+            config: SearchConfig::default(),
         };
         let started = Instant::now();
-        let mut nodes = 0;
-        search(&request, &Signals::new(false), &mut |report| {
-            nodes = report.nodes
-        });
+        let nodes = search(&request, &Signals::new(false), &mut |_| {}).nodes;
         total_time += started.elapsed();
         total_nodes += nodes;
         lines.push(format!("position {:>2}: {nodes} nodes", index + 1));

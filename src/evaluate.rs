@@ -1,13 +1,29 @@
 //! Static evaluation, in hundredths of a stone from the side to move's point of view.
 //!
-//! For now material only; positional terms come with the search work, each kept only when
-//! games show it wins. Every term must be colour-symmetric: a position and its
-//! [`Position::flip`] score the same for the side to move.
+//! Only quiet positions are scored (the side to move has no capture: the search never
+//! scores a forced capture statically unless its quiescence bound is reached). Every term
+//! is computed the same way for both sides from geometry that a 180-degree turn preserves,
+//! so a position and its [`Position::flip`] score the same for the side to move.
 
+use crate::bitboard::Bitboard;
+use crate::geometry::{Direction, Square};
 use crate::position::Position;
 
 /// The value of one stone.
 pub const STONE_VALUE: i32 = 100;
+/// Per stone on a strong point (eight lines instead of four).
+const STRONG_POINT: i32 = 4;
+/// Per paika step available (mobility).
+const MOBILITY: i32 = 2;
+/// Per stone of the side to move that the opponent could capture first if it were its
+/// turn: the side to move must parry or lose it. (The converse term is always zero in a
+/// quiet position, where the side to move has no capture.)
+const THREATENED: i32 = 12;
+/// With few stones, per step of distance between the stronger side's stones and the
+/// weaker side's, so that the stronger side closes in instead of waiting for a draw.
+const HUNT: i32 = 3;
+/// "Few stones": the hunt term applies at or below this many stones in all.
+const HUNT_STONES: u32 = 14;
 
 /// One named term of the evaluation, for the `eval` command.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -18,18 +34,91 @@ pub struct Term {
     pub value: i32,
 }
 
-/// The terms that add up to [`evaluate`].
+fn mobility(stones: Bitboard, empty: Bitboard) -> i32 {
+    Direction::ALL
+        .iter()
+        .map(|&d| (stones.shift(d) & empty).count() as i32)
+        .sum()
+}
+
+/// Stones of `victims` that `attackers` could capture first by one step (a cheap count:
+/// the first stone of each capture run).
+fn attacked(attackers: Bitboard, victims: Bitboard) -> i32 {
+    let empty = !(attackers | victims);
+    let mut hit = Bitboard::EMPTY;
+    for d in Direction::ALL {
+        let back = d.opposite();
+        let movers_ahead = (attackers.shift(d) & empty).shift(d);
+        hit |= movers_ahead & victims;
+        let withdrawing = attackers & empty.shift(back);
+        hit |= withdrawing.shift(back) & victims;
+    }
+    hit.count() as i32
+}
+
+fn distance(a: Square, b: Square) -> i32 {
+    let df = (i32::from(a.file()) - i32::from(b.file())).abs();
+    let dr = (i32::from(a.rank()) - i32::from(b.rank())).abs();
+    df.max(dr)
+}
+
+/// Sum over the `hunted` stones of the distance to the nearest `hunter`.
+fn hunt_distance(hunters: Bitboard, hunted: Bitboard) -> i32 {
+    hunted
+        .into_iter()
+        .map(|v| {
+            hunters
+                .into_iter()
+                .map(|h| distance(h, v))
+                .min()
+                .unwrap_or(0)
+        })
+        .sum()
+}
+
+const TERM_NAMES: [&str; 5] = ["material", "strong points", "mobility", "threats", "hunt"];
+
+/// The terms' values, in the order of `TERM_NAMES`; no allocation, for the search.
+#[inline]
+fn term_values(position: &Position) -> [i32; 5] {
+    let (us, them, empty) = (position.us(), position.them(), position.empty());
+    let (ours, theirs) = (us.count() as i32, them.count() as i32);
+    let material = (ours - theirs) * STONE_VALUE;
+    let strong = ((us & Bitboard::STRONG).count() as i32
+        - (them & Bitboard::STRONG).count() as i32)
+        * STRONG_POINT;
+    let mobility = (mobility(us, empty) - mobility(them, empty)) * MOBILITY;
+    let threats = -attacked(them, us) * THREATENED;
+    let hunt = if (ours + theirs) as u32 <= HUNT_STONES && ours != theirs {
+        if ours > theirs {
+            -hunt_distance(us, them) * HUNT
+        } else {
+            hunt_distance(them, us) * HUNT
+        }
+    } else {
+        0
+    };
+    [material, strong, mobility, threats, hunt]
+}
+
+/// The terms that add up to [`evaluate`], for the `eval` command.
 pub fn terms(position: &Position) -> Vec<Term> {
-    let material = (position.us().count() as i32 - position.them().count() as i32) * STONE_VALUE;
-    vec![Term {
-        name: "material",
-        value: material,
-    }]
+    TERM_NAMES
+        .iter()
+        .zip(term_values(position))
+        .map(|(&name, value)| Term { name, value })
+        .collect()
 }
 
 /// The score of the position for the side to move.
 #[inline]
 pub fn evaluate(position: &Position) -> i32 {
+    term_values(position).iter().sum()
+}
+
+/// Material only: the evaluation's first term, kept for measuring the others against it.
+#[inline]
+pub fn evaluate_material(position: &Position) -> i32 {
     (position.us().count() as i32 - position.them().count() as i32) * STONE_VALUE
 }
 
@@ -43,15 +132,20 @@ mod tests {
         for fen in [
             "9/9/1BB6/9/W1B6 w",
             "B1BB1BBBB/B3BBBBB/1B2WBWBW/W2BWWWWW/W4WWWW b",
+            "1BB1B2WW/3B4W/8W/9/8W w 7 31",
         ] {
             let p = parse_position(fen).unwrap();
             let sum: i32 = terms(&p).iter().map(|t| t.value).sum();
             assert_eq!(sum, evaluate(&p));
-            assert_eq!(evaluate(&p), evaluate(&p.flip()));
+            assert_eq!(evaluate(&p), evaluate(&p.flip()), "{fen}");
         }
-        assert_eq!(
-            evaluate(&parse_position("9/9/1BB6/9/W1B6 w").unwrap()),
-            -200
-        );
+    }
+
+    #[test]
+    fn attacked_counts_first_victims() {
+        // Black b1 can withdraw from white a1 to c1; white a1 has no capture.
+        let p = parse_position("9/9/9/9/WB7 w").unwrap();
+        assert_eq!(attacked(p.us(), p.them()), 0);
+        assert_eq!(attacked(p.them(), p.us()), 1);
     }
 }

@@ -21,5 +21,6 @@ pub mod rules;
 pub mod search;
 pub mod session;
 pub mod timeman;
+pub mod tt;
 pub mod turn;
 mod zobrist;

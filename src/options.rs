@@ -32,13 +32,13 @@ const SPECS: &[Spec] = &[
         name: "Clear Hash",
         kind: Kind::Button,
     },
-    // The search runs on one thread until it is made parallel: the range says so.
+    // Lazy SMP: any number of threads share the table.
     Spec {
         name: "Threads",
         kind: Kind::Spin {
             default: 1,
             min: 1,
-            max: 1,
+            max: 256,
         },
     },
     Spec {
@@ -271,8 +271,8 @@ mod tests {
         );
         assert_eq!(o.hash_mb, 64);
         assert_eq!(
-            o.set("Threads", Some("2")),
-            Err("option 'Threads' must be between 1 and 1, found 2".into())
+            o.set("Threads", Some("0")),
+            Err("option 'Threads' must be between 1 and 256, found 0".into())
         );
         assert_eq!(
             o.set("Bogus", Some("1")),
@@ -305,7 +305,9 @@ mod tests {
     fn every_option_is_declared() {
         let lines = EngineOptions::declarations();
         assert_eq!(lines.len(), SPECS.len());
-        assert!(lines.contains(&"option name Threads type spin default 1 min 1 max 1".to_string()));
+        assert!(
+            lines.contains(&"option name Threads type spin default 1 min 1 max 256".to_string())
+        );
         assert!(
             lines.contains(&"option name Debug Log File type string default <empty>".to_string())
         );

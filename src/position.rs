@@ -249,7 +249,8 @@ impl Position {
         let us = self.side_to_move;
         let them = us.opposite();
         debug_assert!(self.stones(us).contains(turn.from()));
-        debug_assert!(self.empty().contains(turn.to()));
+        // The landing point was empty, or held an enemy stone the chain took on the way.
+        debug_assert!((self.empty() | turn.captured()).contains(turn.to()));
         debug_assert!((turn.captured() & !self.stones(them)).is_empty());
 
         let mut next = *self;

@@ -1,16 +1,20 @@
-//! The search: iterative deepening alpha-beta over the legal turns.
+//! The search: iterative deepening principal-variation search with aspiration windows,
+//! a transposition table shared by Lazy SMP threads, and a quiescence search that follows
+//! forced captures.
 //!
 //! The caller describes the job in a [`SearchRequest`], steers it through [`Signals`] from
 //! another thread, and receives one [`Report`] per finished iteration and PV line. It knows
 //! nothing of the protocol: the session turns reports into `info` lines.
 
-use crate::evaluate::evaluate;
-use crate::movegen::{generate_turns, has_capture};
+use crate::evaluate::{evaluate, evaluate_material};
+use crate::movegen::{generate_turns, has_capture, has_legal_turn};
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::timeman::{Clock, TimeBudget, clock_budget, fixed_budget};
+use crate::tt::{Bound, TranspositionTable};
 use crate::turn::Turn;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Deepest ply the search reaches (iterations, extensions and quiescence together).
@@ -20,8 +24,6 @@ pub const MATE: i32 = 30_000;
 /// Scores beyond this (in absolute value) are wins or losses.
 const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 const INFINITY: i32 = MATE + 1;
-/// Plies of forced captures the quiescence search follows before scoring statically anyway.
-const MAX_QUIESCENCE_PLIES: u32 = 4;
 
 /// What limits a search. All present limits apply; the first reached stops it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -40,8 +42,36 @@ pub struct Limits {
     pub searchmoves: Vec<Turn>,
 }
 
+/// Switches and sizes of the search's heuristics, so that each can be measured by games
+/// against the others; [`SearchConfig::default`] is the configuration that plays best.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SearchConfig {
+    /// Plies of forced captures followed past the horizon before scoring statically.
+    pub quiescence_plies: u32,
+    /// Aspiration windows around the previous iteration's score.
+    pub aspiration: bool,
+    /// Reduce late paika turns in positions without captures.
+    pub late_move_reductions: bool,
+    /// Search one ply deeper where the side to move has a single legal turn.
+    pub single_reply_extension: bool,
+    /// The full evaluation; material only when false.
+    pub positional_evaluation: bool,
+}
+
+impl Default for SearchConfig {
+    fn default() -> SearchConfig {
+        SearchConfig {
+            quiescence_plies: 4,
+            aspiration: true,
+            late_move_reductions: true,
+            single_reply_extension: true,
+            positional_evaluation: true,
+        }
+    }
+}
+
 /// One search job.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct SearchRequest {
     /// The game's positions since its start, the position to search last: repetitions of
     /// earlier positions are draws.
@@ -54,6 +84,12 @@ pub struct SearchRequest {
     pub multipv: usize,
     /// Time to keep in hand for the interface's and the system's delays.
     pub move_overhead: Duration,
+    /// Threads to search with (Lazy SMP); at least one.
+    pub threads: usize,
+    /// The table, kept between searches by the caller.
+    pub tt: Arc<TranspositionTable>,
+    /// Heuristics.
+    pub config: SearchConfig,
 }
 
 /// Flags another thread sets to steer a running search.
@@ -127,7 +163,7 @@ pub struct Report {
     pub multipv: usize,
     /// Score of the line.
     pub score: Score,
-    /// Nodes so far.
+    /// Nodes so far, all threads.
     pub nodes: u64,
     /// Time since the search started.
     pub elapsed: Duration,
@@ -144,16 +180,53 @@ pub struct Outcome {
     pub best: Option<Turn>,
     /// Expected reply, for pondering.
     pub ponder: Option<Turn>,
+    /// Score of the best turn, in the search's internal units.
+    pub score: i32,
+    /// Depth of the last completed iteration.
+    pub depth: u32,
+    /// Nodes searched, all threads.
+    pub nodes: u64,
 }
 
-/// Runs a search to its limits (or a stop) and returns the best turn found.
+/// State the threads of one search share.
+struct Shared {
+    /// Set when the main thread is done: helpers stop.
+    done: AtomicBool,
+    /// Node count per thread, published every so often.
+    nodes: Vec<AtomicU64>,
+}
+
+impl Shared {
+    fn total_nodes(&self) -> u64 {
+        self.nodes.iter().map(|n| n.load(Ordering::Relaxed)).sum()
+    }
+}
+
+/// Runs a search to its limits (or a stop) and returns the best turn found. Reports come
+/// from the main thread only.
 pub fn search(
     request: &SearchRequest,
     signals: &Signals,
     report: &mut dyn FnMut(Report),
 ) -> Outcome {
-    let mut searcher = Searcher::new(request, signals);
-    searcher.run(report)
+    request.tt.new_search();
+    let threads = request.threads.max(1);
+    let shared = Shared {
+        done: AtomicBool::new(false),
+        nodes: (0..threads).map(|_| AtomicU64::new(0)).collect(),
+    };
+    std::thread::scope(|scope| {
+        for id in 1..threads {
+            let shared = &shared;
+            scope.spawn(move || {
+                Searcher::new(request, signals, shared, id).run(&mut |_| {});
+            });
+        }
+        let mut outcome = Searcher::new(request, signals, &shared, 0).run(report);
+        shared.done.store(true, Ordering::SeqCst);
+        outcome.nodes = shared.total_nodes();
+        outcome
+    })
 }
 
 /// A root turn with the score of its latest search.
@@ -164,9 +237,18 @@ struct RootTurn {
     pv: Vec<Turn>,
 }
 
+/// Ordering scores: hash turn, then captures by stones taken, then killers, then history.
+const HASH_TURN_SCORE: i32 = 1 << 30;
+const CAPTURE_SCORE: i32 = 1 << 24;
+const KILLER_SCORE: i32 = 1 << 22;
+
 struct Searcher<'a> {
     request: &'a SearchRequest,
     signals: &'a Signals,
+    shared: &'a Shared,
+    id: usize,
+    config: SearchConfig,
+    tt: &'a TranspositionTable,
     /// When the search started, for `info time` and nps.
     start: Instant,
     /// When the time budget started: at the start, or at `ponderhit` for a ponder search.
@@ -179,11 +261,20 @@ struct Searcher<'a> {
     /// repetition detection; earlier positions cannot recur.
     keys: Vec<u64>,
     turn_lists: Vec<Vec<Turn>>,
+    order_scores: Vec<Vec<i32>>,
     pv_table: Vec<Vec<Turn>>,
+    killers: Vec<[Option<Turn>; 2]>,
+    /// Paika history by (from, to): how often the turn refuted a position, weighted by depth.
+    history: Vec<[i32; 64]>,
 }
 
 impl<'a> Searcher<'a> {
-    fn new(request: &'a SearchRequest, signals: &'a Signals) -> Searcher<'a> {
+    fn new(
+        request: &'a SearchRequest,
+        signals: &'a Signals,
+        shared: &'a Shared,
+        id: usize,
+    ) -> Searcher<'a> {
         let root = request.history.last().expect("history holds the root");
         let reversible = root.turns_since_capture() as usize + 1;
         let first = request.history.len().saturating_sub(reversible);
@@ -192,6 +283,10 @@ impl<'a> Searcher<'a> {
         Searcher {
             request,
             signals,
+            shared,
+            id,
+            config: request.config,
+            tt: &request.tt,
             start: now,
             budget_start: (!signals.pondering()).then_some(now),
             budget: budget_for(&request.limits, request.move_overhead),
@@ -200,8 +295,15 @@ impl<'a> Searcher<'a> {
             aborted: false,
             keys,
             turn_lists: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
+            order_scores: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             pv_table: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
+            killers: vec![[None; 2]; MAX_PLY + 1],
+            history: vec![[0; 64]; 64],
         }
+    }
+
+    fn is_main(&self) -> bool {
+        self.id == 0
     }
 
     /// Time used against the budget, or `None` while pondering (the opponent's time).
@@ -220,16 +322,36 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// Checked at every node: stop signal, node limit and, every 1024 nodes, the hard
-    /// time limit.
+    fn total_nodes(&self) -> u64 {
+        if self.request.threads <= 1 {
+            self.nodes
+        } else {
+            self.shared.total_nodes()
+        }
+    }
+
+    /// Checked at every node: the node limit (exact with one thread) and, every 1024
+    /// nodes, the stop signal and the hard time limit.
+    #[inline]
     fn should_abort(&mut self) -> bool {
         if self.aborted {
             return true;
         }
-        let over_nodes = self.request.limits.nodes.is_some_and(|n| self.nodes >= n);
-        let check_clock = self.nodes & 1023 == 0;
-        if over_nodes || (check_clock && (self.signals.stopped() || self.past(|b| b.hard))) {
+        if self.is_main()
+            && let Some(limit) = self.request.limits.nodes
+            && self.total_nodes() >= limit
+        {
             self.aborted = true;
+            return true;
+        }
+        if self.nodes & 1023 == 0 {
+            self.shared.nodes[self.id].store(self.nodes, Ordering::Relaxed);
+            let stop = if self.is_main() {
+                self.signals.stopped() || self.past(|b| b.hard)
+            } else {
+                self.shared.done.load(Ordering::Relaxed) || self.signals.stopped()
+            };
+            self.aborted = stop;
         }
         self.aborted
     }
@@ -241,7 +363,13 @@ impl<'a> Searcher<'a> {
         if !wanted.is_empty() {
             turns.retain(|t| wanted.contains(t));
         }
-        turns.sort_by_key(|t| std::cmp::Reverse(t.captured().count()));
+        let hash_turn = self.tt.probe(root.key()).and_then(|e| e.turn);
+        turns.sort_by_key(|&t| std::cmp::Reverse((Some(t) == hash_turn, t.captured().count())));
+        // Helper threads start from another order so that they explore other subtrees.
+        if self.id > 0 && turns.len() > 1 {
+            let shift = self.id % turns.len();
+            turns.rotate_left(shift);
+        }
         turns
             .into_iter()
             .map(|turn| RootTurn {
@@ -258,85 +386,168 @@ impl<'a> Searcher<'a> {
         if roots.is_empty() {
             return Outcome::default();
         }
-        let max_depth = self.request.limits.depth.unwrap_or(MAX_PLY as u32 - 1);
+        let max_depth = match (self.is_main(), self.request.limits.depth) {
+            (true, Some(depth)) => depth.clamp(1, MAX_PLY as u32 - 1),
+            _ => MAX_PLY as u32 - 1,
+        };
         let lines = self.request.multipv.clamp(1, roots.len());
         let mut completed: Vec<RootTurn> = Vec::new();
-        for depth in 1..=max_depth.clamp(1, MAX_PLY as u32 - 1) {
+        let mut completed_depth = 0;
+        let first_depth = 1 + (self.id % 2) as u32;
+        for depth in first_depth..=max_depth {
             self.seldepth = 0;
-            self.search_root(&root, &mut roots, depth, lines);
+            for pv_index in 0..lines {
+                self.aspiration_search(&root, &mut roots, depth, pv_index);
+                if self.aborted {
+                    break;
+                }
+            }
             if self.aborted {
                 if completed.is_empty() {
                     // Stopped inside the first iteration: any legal turn beats none, and the
-                    // capture-first order makes the first one a reasonable choice.
+                    // hash-and-captures-first order makes the first one a reasonable choice.
                     completed = roots.clone();
                 }
                 break;
             }
-            // A stable sort keeps the previous order among equal scores.
-            roots.sort_by_key(|r| std::cmp::Reverse(r.score));
             completed = roots.clone();
-            for (i, line) in roots.iter().take(lines).enumerate() {
-                report(Report {
-                    depth,
-                    seldepth: self.seldepth.max(depth),
-                    multipv: i + 1,
-                    score: Score::from_internal(line.score),
-                    nodes: self.nodes,
-                    elapsed: self.start.elapsed(),
-                    hashfull: 0,
-                    pv: line.pv.clone(),
-                });
-            }
-            let only_turn = roots.len() == 1 && self.budget.is_some();
-            if only_turn || self.past(|b| b.soft) {
-                break;
+            completed_depth = depth;
+            if self.is_main() {
+                self.shared.nodes[0].store(self.nodes, Ordering::Relaxed);
+                let nodes = self.total_nodes();
+                let hashfull = self.tt.hashfull();
+                for (i, line) in roots.iter().take(lines).enumerate() {
+                    report(Report {
+                        depth,
+                        seldepth: self.seldepth.max(depth),
+                        multipv: i + 1,
+                        score: Score::from_internal(line.score),
+                        nodes,
+                        elapsed: self.start.elapsed(),
+                        hashfull,
+                        pv: line.pv.clone(),
+                    });
+                }
+                let only_turn = roots.len() == 1 && self.budget.is_some();
+                if only_turn || self.past(|b| b.soft) {
+                    break;
+                }
             }
         }
+        self.shared.nodes[self.id].store(self.nodes, Ordering::Relaxed);
         let best = &completed[0];
+        let ponder = best.pv.get(1).copied().or_else(|| {
+            let after = root.play(best.turn);
+            let hinted = self.tt.probe(after.key()).and_then(|e| e.turn)?;
+            let mut replies = Vec::new();
+            generate_turns(&after, self.request.rules.chain_rule, &mut replies);
+            replies.contains(&hinted).then_some(hinted)
+        });
         Outcome {
             best: Some(best.turn),
-            ponder: best.pv.get(1).copied(),
+            ponder,
+            score: best.score,
+            depth: completed_depth,
+            nodes: self.nodes,
         }
     }
 
-    /// Searches every root turn; the first `lines` get exact scores, the others only need
-    /// to be shown worse than the `lines`-th best.
-    fn search_root(&mut self, root: &Position, roots: &mut [RootTurn], depth: u32, lines: usize) {
-        let mut exact: Vec<i32> = Vec::with_capacity(lines);
-        for root_turn in roots.iter_mut() {
-            let alpha = if exact.len() < lines {
-                -INFINITY
-            } else {
-                *exact.iter().min().expect("lines >= 1")
-            };
-            let child = root.play(root_turn.turn);
-            self.keys.push(child.key());
-            let score = -self.negamax(&child, depth - 1, 1, -INFINITY, -alpha, 0);
-            self.keys.pop();
+    /// Searches the root turns from `pv_index` on, in a window around the previous score
+    /// that widens until the score falls inside it.
+    fn aspiration_search(
+        &mut self,
+        root: &Position,
+        roots: &mut [RootTurn],
+        depth: u32,
+        pv_index: usize,
+    ) {
+        let previous = roots[pv_index].score;
+        let mut delta = 40;
+        let use_window = self.config.aspiration && depth >= 4 && previous.abs() < MATE_BOUND;
+        let (mut alpha, mut beta) = if use_window {
+            (previous - delta, previous + delta)
+        } else {
+            (-INFINITY, INFINITY)
+        };
+        loop {
+            let score = self.search_root(root, &mut roots[pv_index..], depth, alpha, beta);
+            // Stable: among equal scores, the earlier (better in the last iteration) stays first.
+            roots[pv_index..].sort_by_key(|r| std::cmp::Reverse(r.score));
             if self.aborted {
                 return;
             }
-            if score > alpha || exact.len() < lines {
+            if score <= alpha && alpha > -INFINITY {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INFINITY);
+            } else if score >= beta && beta < INFINITY {
+                beta = (score + delta).min(INFINITY);
+            } else {
+                return;
+            }
+            delta *= 2;
+            if delta > 1000 {
+                alpha = -INFINITY;
+                beta = INFINITY;
+            }
+        }
+    }
+
+    /// Principal-variation search over the root turns, fail-soft.
+    fn search_root(
+        &mut self,
+        root: &Position,
+        roots: &mut [RootTurn],
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let mut best = -INFINITY;
+        let depth = depth as i32;
+        for (i, root_turn) in roots.iter_mut().enumerate() {
+            let child = root.play(root_turn.turn);
+            self.keys.push(child.key());
+            let mut score;
+            if i == 0 {
+                score = -self.negamax(&child, depth - 1, 1, -beta, -alpha, true);
+            } else {
+                score = -self.negamax(&child, depth - 1, 1, -alpha - 1, -alpha, false);
+                if score > alpha && score < beta && !self.aborted {
+                    score = -self.negamax(&child, depth - 1, 1, -beta, -alpha, true);
+                }
+            }
+            self.keys.pop();
+            if self.aborted {
+                return best;
+            }
+            if i == 0 || score > alpha {
                 root_turn.score = score;
                 root_turn.pv.clear();
                 root_turn.pv.push(root_turn.turn);
                 root_turn.pv.extend_from_slice(&self.pv_table[1]);
-                if exact.len() < lines {
-                    exact.push(score);
-                } else if let Some(worst) = exact.iter_mut().min() {
-                    *worst = score;
-                }
             } else {
-                root_turn.score = -INFINITY + 1;
+                // Only an upper bound: order it after the turns with exact scores.
+                root_turn.score = -INFINITY;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
             }
         }
+        best
     }
 
-    fn is_repetition(&self, key: u64) -> bool {
+    fn is_repetition(&self) -> bool {
         // The current position is the last key; a draw is claimed on its first recurrence
-        // inside the search, which is what repetition is worth when both sides can force it.
+        // inside the search, which is what a repetition is worth when either side can
+        // force it.
         let n = self.keys.len();
-        n >= 2
+        let key = self.keys[n - 1];
+        n >= 5
             && self.keys[..n - 1]
                 .iter()
                 .rev()
@@ -345,33 +556,96 @@ impl<'a> Searcher<'a> {
                 .any(|&k| k == key)
     }
 
+    fn is_draw(&self, position: &Position) -> bool {
+        let limit = self.request.rules.no_capture_limit;
+        (limit > 0 && position.turns_since_capture() >= limit) || self.is_repetition()
+    }
+
+    /// Orders `turns` by putting a score for each in `scores`.
+    fn score_turns(
+        &self,
+        turns: &[Turn],
+        scores: &mut Vec<i32>,
+        ply: usize,
+        hash_turn: Option<Turn>,
+    ) {
+        scores.clear();
+        for &turn in turns {
+            let score = if Some(turn) == hash_turn {
+                HASH_TURN_SCORE
+            } else if turn.is_capture() {
+                CAPTURE_SCORE + 1024 * turn.captured().count() as i32
+            } else if self.killers[ply][0] == Some(turn) {
+                KILLER_SCORE + 1
+            } else if self.killers[ply][1] == Some(turn) {
+                KILLER_SCORE
+            } else {
+                self.history[turn.from().index()][turn.to().index()]
+            };
+            scores.push(score);
+        }
+    }
+
+    /// Moves the best-scored turn from `index` on to `index` (selection sort, one step at
+    /// a time, since a cut-off often comes early).
+    fn pick(turns: &mut [Turn], scores: &mut [i32], index: usize) -> Turn {
+        let mut best = index;
+        for i in index + 1..turns.len() {
+            if scores[i] > scores[best] {
+                best = i;
+            }
+        }
+        turns.swap(index, best);
+        scores.swap(index, best);
+        turns[index]
+    }
+
     fn negamax(
         &mut self,
         position: &Position,
-        depth: u32,
+        mut depth: i32,
         ply: usize,
         mut alpha: i32,
-        beta: i32,
-        quiescence_plies: u32,
+        mut beta: i32,
+        pv_node: bool,
     ) -> i32 {
-        self.nodes += 1;
         self.pv_table[ply].clear();
+        if self.is_draw(position) {
+            self.nodes += 1;
+            return 0;
+        }
+        if depth <= 0 {
+            return self.quiescence(position, ply, alpha, beta, 0);
+        }
+        self.nodes += 1;
         self.seldepth = self.seldepth.max(ply as u32);
         if self.should_abort() {
             return 0;
         }
-        if position.us().is_empty() {
-            return -MATE + ply as i32;
+        if ply >= MAX_PLY - 1 {
+            return self.evaluate(position);
         }
-        let limit = self.request.rules.no_capture_limit;
-        if (limit > 0 && position.turns_since_capture() >= limit)
-            || self.is_repetition(position.key())
+        // Mate distance: no line from here beats a mate already found nearer the root.
+        alpha = alpha.max(-MATE + ply as i32);
+        beta = beta.min(MATE - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+        let key = position.key();
+        let entry = self.tt.probe(key);
+        if let Some(e) = entry
+            && !pv_node
+            && i32::from(e.depth) >= depth
         {
-            return 0;
-        }
-        let forced = has_capture(position);
-        if ply >= MAX_PLY || (depth == 0 && (!forced || quiescence_plies >= MAX_QUIESCENCE_PLIES)) {
-            return evaluate(position);
+            let score = score_from_tt(e.score, ply);
+            let usable = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if usable {
+                return score;
+            }
         }
         let mut turns = std::mem::take(&mut self.turn_lists[ply]);
         generate_turns(position, self.request.rules.chain_rule, &mut turns);
@@ -379,18 +653,150 @@ impl<'a> Searcher<'a> {
             self.turn_lists[ply] = turns;
             return -MATE + ply as i32;
         }
-        turns.sort_unstable_by_key(|t| std::cmp::Reverse(t.captured().count()));
-        let (next_depth, next_quiescence) = if depth == 0 {
-            (0, quiescence_plies + 1)
-        } else {
-            (depth - 1, quiescence_plies)
-        };
+        if turns.len() == 1 && self.config.single_reply_extension && ply < MAX_PLY / 2 {
+            depth += 1;
+        }
+        let forced = turns[0].is_capture();
+        let mut scores = std::mem::take(&mut self.order_scores[ply]);
+        self.score_turns(&turns, &mut scores, ply, entry.and_then(|e| e.turn));
+        let original_alpha = alpha;
         let mut best = -INFINITY;
-        for &turn in &turns {
+        let mut best_turn = None;
+        for i in 0..turns.len() {
+            let turn = Self::pick(&mut turns, &mut scores, i);
             let child = position.play(turn);
             self.keys.push(child.key());
-            let score = -self.negamax(&child, next_depth, ply + 1, -beta, -alpha, next_quiescence);
+            let reduction = if self.config.late_move_reductions
+                && !forced
+                && depth >= 3
+                && i >= 3
+                && scores[i] < KILLER_SCORE
+            {
+                1 + i32::from(i >= 8 && depth >= 5)
+            } else {
+                0
+            };
+            let mut score;
+            if i == 0 {
+                score = -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha, pv_node);
+            } else {
+                score = -self.negamax(
+                    &child,
+                    depth - 1 - reduction,
+                    ply + 1,
+                    -alpha - 1,
+                    -alpha,
+                    false,
+                );
+                if score > alpha && reduction > 0 && !self.aborted {
+                    score = -self.negamax(&child, depth - 1, ply + 1, -alpha - 1, -alpha, false);
+                }
+                if score > alpha && score < beta && pv_node && !self.aborted {
+                    score = -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha, true);
+                }
+            }
             self.keys.pop();
+            if self.aborted {
+                break;
+            }
+            if score > best {
+                best = score;
+                best_turn = Some(turn);
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, turn);
+                    if score >= beta {
+                        if !turn.is_capture() {
+                            self.reward_quiet(turn, ply, depth);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        self.turn_lists[ply] = turns;
+        self.order_scores[ply] = scores;
+        if self.aborted {
+            return 0;
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(
+            key,
+            depth.clamp(0, 255) as u8,
+            bound,
+            score_to_tt(best, ply),
+            best_turn,
+        );
+        best
+    }
+
+    #[inline]
+    fn evaluate(&self, position: &Position) -> i32 {
+        if self.config.positional_evaluation {
+            evaluate(position)
+        } else {
+            evaluate_material(position)
+        }
+    }
+
+    fn update_pv(&mut self, ply: usize, turn: Turn) {
+        let (here, below) = self.pv_table.split_at_mut(ply + 1);
+        let line = &mut here[ply];
+        line.clear();
+        line.push(turn);
+        line.extend_from_slice(&below[0]);
+    }
+
+    fn reward_quiet(&mut self, turn: Turn, ply: usize, depth: i32) {
+        if self.killers[ply][0] != Some(turn) {
+            self.killers[ply][1] = self.killers[ply][0];
+            self.killers[ply][0] = Some(turn);
+        }
+        let entry = &mut self.history[turn.from().index()][turn.to().index()];
+        *entry = (*entry + depth * depth).min(KILLER_SCORE - 1);
+    }
+
+    /// Past the horizon: a quiet position is scored statically; a position with captures
+    /// is never, since the side to move must capture: its captures are searched, up to
+    /// `quiescence_plies` of them, and only then is the evaluation taken as it stands.
+    fn quiescence(
+        &mut self,
+        position: &Position,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+        qply: u32,
+    ) -> i32 {
+        self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply as u32);
+        self.pv_table[ply].clear();
+        if self.should_abort() {
+            return 0;
+        }
+        if !has_capture(position) {
+            if !has_legal_turn(position) {
+                return -MATE + ply as i32;
+            }
+            return self.evaluate(position);
+        }
+        if qply >= self.config.quiescence_plies || ply >= MAX_PLY - 1 {
+            return self.evaluate(position);
+        }
+        let mut turns = std::mem::take(&mut self.turn_lists[ply]);
+        generate_turns(position, self.request.rules.chain_rule, &mut turns);
+        let mut scores = std::mem::take(&mut self.order_scores[ply]);
+        self.score_turns(&turns, &mut scores, ply, None);
+        let mut best = -INFINITY;
+        for i in 0..turns.len() {
+            let turn = Self::pick(&mut turns, &mut scores, i);
+            let child = position.play(turn);
+            let score = -self.quiescence(&child, ply + 1, -beta, -alpha, qply + 1);
             if self.aborted {
                 break;
             }
@@ -398,19 +804,38 @@ impl<'a> Searcher<'a> {
                 best = score;
                 if score > alpha {
                     alpha = score;
-                    let (here, below) = self.pv_table.split_at_mut(ply + 1);
-                    let line = &mut here[ply];
-                    line.clear();
-                    line.push(turn);
-                    line.extend_from_slice(&below[0]);
-                }
-                if score >= beta {
-                    break;
+                    self.update_pv(ply, turn);
+                    if score >= beta {
+                        break;
+                    }
                 }
             }
         }
         self.turn_lists[ply] = turns;
+        self.order_scores[ply] = scores;
         best
+    }
+}
+
+/// Mate scores are stored relative to the node, so that they stay right wherever the
+/// position recurs in the tree.
+fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
     }
 }
 

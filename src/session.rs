@@ -11,8 +11,9 @@ use crate::options::{Change, EngineOptions};
 use crate::perft::perft_report;
 use crate::position::{Color, Position};
 use crate::protocol::{Command, GoParams, Query, parse_command};
-use crate::search::{Limits, Outcome, Report, Score, SearchRequest, Signals, search};
+use crate::search::{Limits, Outcome, Report, Score, SearchConfig, SearchRequest, Signals, search};
 use crate::timeman::Clock;
+use crate::tt::TranspositionTable;
 use crate::turn::Turn;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, Write};
@@ -124,6 +125,8 @@ pub struct Session {
     options: EngineOptions,
     game: Game,
     search: Option<RunningSearch>,
+    /// The search's table, kept between searches, sized by `Hash`.
+    tt: Arc<TranspositionTable>,
     debug: bool,
 }
 
@@ -149,6 +152,7 @@ impl Session {
         Session {
             game: Game::new(Position::start(), options.rules()),
             out,
+            tt: Arc::new(TranspositionTable::new(options.hash_mb as usize)),
             options,
             search: None,
             debug: false,
@@ -215,7 +219,10 @@ impl Session {
             Command::IsReady => self.say("readyok"),
             Command::Debug(on) => self.debug = on.unwrap_or(!self.debug),
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
-            Command::NewGame => self.game = Game::new(Position::start(), self.options.rules()),
+            Command::NewGame => {
+                self.game = Game::new(Position::start(), self.options.rules());
+                self.tt.clear();
+            }
             Command::Position { fen, moves } => self.set_position(fen.as_deref(), &moves),
             Command::Go(params) => self.go(&params),
             // Waiting for the bestmove makes the next command meet an idle engine, as a
@@ -277,9 +284,13 @@ impl Session {
                     self.error(&format!("cannot open debug log file '{path}': {e}"));
                 }
             }
-            // The table arrives with the search work; until then there is nothing to size
-            // or clear, and the value waits in the options.
-            Ok(Change::Hash | Change::ClearHash | Change::Other) => {}
+            Ok(Change::Hash) => {
+                // Free the old table before allocating the new one.
+                self.tt = Arc::new(TranspositionTable::new(1));
+                self.tt = Arc::new(TranspositionTable::new(self.options.hash_mb as usize));
+            }
+            Ok(Change::ClearHash) => self.tt.clear(),
+            Ok(Change::Other) => {}
         }
     }
 
@@ -355,6 +366,9 @@ impl Session {
             limits,
             multipv: self.options.multipv as usize,
             move_overhead: Duration::from_millis(self.options.move_overhead_ms.into()),
+            threads: self.options.threads as usize,
+            tt: self.tt.clone(),
+            config: SearchConfig::default(),
         };
         let signals = Arc::new(Signals::new(params.ponder));
         let finished = Arc::new(AtomicBool::new(false));

@@ -101,9 +101,11 @@ pub fn init_logging(level: Option<&str>) -> Result<()> {
         Some(level) => EnvFilter::try_new(level).context("bad --log-level")?,
         None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn")),
     };
+    use std::io::IsTerminal;
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     Ok(())
 }

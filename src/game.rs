@@ -61,6 +61,13 @@ pub fn status(history: &[Position], rules: &Rules) -> Status {
             reason: WinReason::NoStones,
         };
     }
+    if current.them().is_empty() {
+        // Only reachable from a position string: the side to move has already won.
+        return Status::Won {
+            winner: current.side_to_move(),
+            reason: WinReason::NoStones,
+        };
+    }
     if !has_legal_turn(current) {
         return Status::Won {
             winner,

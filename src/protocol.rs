@@ -5,8 +5,7 @@
 //! are case-sensitive, as in UCI. Parsing never looks at a position: turns and positions
 //! stay text here and are checked by the session against the rules core.
 
-use nom::bytes::complete::take_till1;
-use nom::character::complete::{multispace0, multispace1};
+use nom::bytes::complete::{take_till1, take_while, take_while1};
 use nom::combinator::all_consuming;
 use nom::multi::separated_list0;
 use nom::sequence::delimited;
@@ -126,12 +125,16 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
-/// Splits a line into words: maximal runs of non-white-space.
+/// Splits a line into words: maximal runs of characters that are not white space (in the
+/// Unicode sense, so a no-break space or a form feed separates words too).
 fn words(line: &str) -> IResult<&str, Vec<&str>> {
     all_consuming(delimited(
-        multispace0,
-        separated_list0(multispace1, take_till1(char::is_whitespace)),
-        multispace0,
+        take_while(char::is_whitespace),
+        separated_list0(
+            take_while1(char::is_whitespace),
+            take_till1(char::is_whitespace),
+        ),
+        take_while(char::is_whitespace),
     ))
     .parse(line)
 }
@@ -190,9 +193,14 @@ pub fn parse_command(line: &str) -> Result<Command, ParseError> {
 
 fn number<T: std::str::FromStr>(command: &str, what: &str, text: &str) -> Result<T, ParseError> {
     text.parse().or_else(|_| {
-        error(format!(
-            "{command}: {what} needs a whole number, found '{text}'"
-        ))
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            error(format!("{command}: {what} '{text}' is out of range"))
+        } else {
+            error(format!(
+                "{command}: {what} needs a whole number, found '{text}'"
+            ))
+        }
     })
 }
 

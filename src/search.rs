@@ -404,32 +404,35 @@ impl<'a> Searcher<'a> {
             }
             if self.aborted {
                 if completed.is_empty() {
-                    // Stopped inside the first iteration: any legal turn beats none, and the
-                    // hash-and-captures-first order makes the first one a reasonable choice.
+                    // Stopped inside the first iteration: the best turn searched so far
+                    // (roots are sorted, searched ones first); if none was, the best by the
+                    // static evaluation one ply deep, which costs no search.
+                    if roots[0].score == -INFINITY {
+                        for root_turn in roots.iter_mut() {
+                            root_turn.score = -self.evaluate(&root.play(root_turn.turn));
+                        }
+                        roots.sort_by_key(|r| std::cmp::Reverse(r.score));
+                    }
                     completed = roots.clone();
+                    completed_depth = depth;
+                    if self.is_main() {
+                        self.report_lines(&roots[..1], depth, report);
+                    }
                 }
                 break;
             }
             completed = roots.clone();
             completed_depth = depth;
             if self.is_main() {
-                self.shared.nodes[0].store(self.nodes, Ordering::Relaxed);
-                let nodes = self.total_nodes();
-                let hashfull = self.tt.hashfull();
-                for (i, line) in roots.iter().take(lines).enumerate() {
-                    report(Report {
-                        depth,
-                        seldepth: self.seldepth.max(depth),
-                        multipv: i + 1,
-                        score: Score::from_internal(line.score),
-                        nodes,
-                        elapsed: self.start.elapsed(),
-                        hashfull,
-                        pv: line.pv.clone(),
-                    });
-                }
+                self.report_lines(&roots[..lines], depth, report);
                 let only_turn = roots.len() == 1 && self.budget.is_some();
-                if only_turn || self.past(|b| b.soft) {
+                // A proven result does not change with depth once the iterations have
+                // gone past it; only `infinite` asks to keep searching.
+                let best = roots[0].score;
+                let proven = best.abs() >= MATE_BOUND
+                    && depth as i32 > MATE - best.abs() + 1
+                    && !self.request.limits.infinite;
+                if only_turn || proven || self.past(|b| b.soft) {
                     break;
                 }
             }
@@ -449,6 +452,24 @@ impl<'a> Searcher<'a> {
             score: best.score,
             depth: completed_depth,
             nodes: self.nodes,
+        }
+    }
+
+    fn report_lines(&mut self, lines: &[RootTurn], depth: u32, report: &mut dyn FnMut(Report)) {
+        self.shared.nodes[0].store(self.nodes, Ordering::Relaxed);
+        let nodes = self.total_nodes();
+        let hashfull = self.tt.hashfull();
+        for (i, line) in lines.iter().enumerate() {
+            report(Report {
+                depth,
+                seldepth: self.seldepth,
+                multipv: i + 1,
+                score: Score::from_internal(line.score),
+                nodes,
+                elapsed: self.start.elapsed(),
+                hashfull,
+                pv: line.pv.clone(),
+            });
         }
     }
 

@@ -304,6 +304,13 @@ impl Session {
         };
         let mut game = Game::new(start, self.options.rules());
         for (index, text) in moves.iter().enumerate() {
+            if game.status().is_over() {
+                return self.error(&format!(
+                    "position: move {} '{text}' comes after the end of the game ({}); position unchanged",
+                    index + 1,
+                    describe_status(game.status())
+                ));
+            }
             if let Err(e) = game.play_text(text) {
                 return self.error(&format!(
                     "position: move {} '{text}' is illegal: {e}; position unchanged",
@@ -329,6 +336,10 @@ impl Session {
             Color::White => (params.wtime, params.winc),
             Color::Black => (params.btime, params.binc),
         };
+        // A clock given for the other side only: ours is taken as empty, so that the
+        // search answers at once rather than never.
+        let clocks_given = params.wtime.is_some() || params.btime.is_some();
+        let time = time.or(clocks_given.then_some(0));
         Ok(Limits {
             depth: params.depth,
             nodes: params.nodes,
@@ -348,11 +359,9 @@ impl Session {
             Ok(limits) => limits,
             Err(e) => return self.error(&e),
         };
-        if legal_turns(self.game.position(), self.game.rules().chain_rule).is_empty() {
-            self.say("info depth 0 score mate 0");
-            self.say("bestmove (none)");
-            return;
-        }
+        // A decided game has nothing to search: its answer is `bestmove (none)`, given
+        // like any other (after `stop` for infinite and ponder searches).
+        let decided = matches!(self.game.status(), Status::Won { .. });
         if self.debug {
             self.say(&format!(
                 "info string debug: searching {} with {:?}",
@@ -381,9 +390,16 @@ impl Session {
                 .spawn(move || {
                     let root = *request.history.last().expect("history holds the root");
                     let rule = request.rules.chain_rule;
-                    let outcome = search(&request, &signals, &mut |report| {
-                        out.line(&info_line(&root, rule, &report));
-                    });
+                    let outcome = if decided {
+                        Outcome::default()
+                    } else {
+                        search(&request, &signals, &mut |report| {
+                            out.line(&info_line(&root, rule, &report));
+                        })
+                    };
+                    if outcome.best.is_none() {
+                        out.line("info depth 0 score mate 0");
+                    }
                     // `infinite` and `ponder` keep their answer until told: UCI forbids an
                     // early bestmove there.
                     while wait_for_stop
@@ -570,14 +586,32 @@ fn bestmove_line(
 }
 
 /// Runs a session over `input` until `quit` or the end of input.
-pub fn run(input: impl BufRead, out: Arc<Output>) {
-    let mut session = Session::new(out);
-    for line in input.lines() {
-        let Ok(line) = line else {
-            break;
-        };
-        if session.handle_line(&line) == Flow::Quit {
-            return;
+pub fn run(mut input: impl BufRead, out: Arc<Output>) {
+    let mut session = Session::new(out.clone());
+    let mut bytes = Vec::new();
+    loop {
+        bytes.clear();
+        match input.read_until(b'\n', &mut bytes) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        while bytes.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
+            bytes.pop();
+        }
+        match std::str::from_utf8(&bytes) {
+            Ok(line) => {
+                if session.handle_line(line) == Flow::Quit {
+                    return;
+                }
+            }
+            Err(e) => {
+                let text = String::from_utf8_lossy(&bytes);
+                out.log_input(&text);
+                out.line(&format!(
+                    "info string error line is not valid UTF-8 (byte {}): '{text}'",
+                    e.valid_up_to() + 1
+                ));
+            }
         }
     }
     session.shutdown();

@@ -1,0 +1,1302 @@
+//! The protocol as a graphical interface sees it: the real `vato` binary, started as a child
+//! process and driven line by line through its standard input and output.
+//!
+//! Every test asserts the order and the content of lines, never how long anything took. The
+//! only clock in this file is the hang guard: a test fails with the transcript so far when
+//! the engine sends nothing (or does not exit) for a whole minute.
+
+use std::fs;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+// ---------------------------------------------------------------------------------------
+// Harness
+// ---------------------------------------------------------------------------------------
+
+/// Longest wait for one line or for the process to end: a guard against hangs, generous
+/// enough never to fire on a slow machine. It is not a timing assertion.
+const HANG_GUARD: Duration = Duration::from_secs(60);
+
+/// The start position as `fen` prints it.
+const START_FEN: &str = "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1";
+
+/// Black has a stone (a1) but no legal turn: White has won.
+const BLACK_BLOCKED: &str = "9/9/9/WW7/BW7 b";
+/// Black has no stones left: White has won.
+const BLACK_WIPED_OUT: &str = "9/9/9/9/W8 b";
+/// A few stones: every search iteration costs few nodes, so small node limits still
+/// complete several iterations. White (c1) can capture towards a1 or c3.
+const SMALL: &str = "9/9/2B6/9/B1W6 w";
+
+/// A running engine: its pipes, the lines it has written so far and a transcript for
+/// failure messages.
+struct Engine {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    /// Collects the engine's standard error until it closes.
+    stderr: Option<JoinHandle<String>>,
+    transcript: Vec<String>,
+}
+
+impl Engine {
+    /// Starts `vato` with no arguments: the protocol session.
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_vato"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("cannot start the vato binary");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (sender, lines) = mpsc::channel();
+        thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut buffer = Vec::new();
+            loop {
+                buffer.clear();
+                match reader.read_until(b'\n', &mut buffer) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        if buffer.last() == Some(&b'\n') {
+                            buffer.pop();
+                        }
+                        let line = String::from_utf8_lossy(&buffer).into_owned();
+                        if sender.send(line).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+            // Dropping the sender tells the test that the output is closed.
+        });
+        let stderr = {
+            let mut pipe = child.stderr.take().expect("piped stderr");
+            thread::spawn(move || {
+                let mut text = String::new();
+                let _ = pipe.read_to_string(&mut text);
+                text
+            })
+        };
+        Engine {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr: Some(stderr),
+            transcript: Vec::new(),
+        }
+    }
+
+    /// Fails the test; the transcript follows (see `Drop`).
+    fn fail(&self, message: &str) -> ! {
+        panic!("{message}");
+    }
+
+    fn record(&mut self, direction: &str, line: &str) {
+        const SHOWN: usize = 160;
+        let shown: String = line.chars().take(SHOWN).collect();
+        let more = if line.chars().count() > SHOWN {
+            format!(" ...({} chars)", line.chars().count())
+        } else {
+            String::new()
+        };
+        self.transcript.push(format!("{direction} {shown}{more}"));
+    }
+
+    /// Sends one line (a newline is added).
+    fn send(&mut self, line: &str) {
+        self.send_bytes(line.as_bytes());
+    }
+
+    /// Sends raw bytes as one line, for input that is not UTF-8.
+    fn send_bytes(&mut self, bytes: &[u8]) {
+        self.record(">", &String::from_utf8_lossy(bytes));
+        let Some(stdin) = self.stdin.as_mut() else {
+            self.fail("send after stdin was closed");
+        };
+        let written = stdin
+            .write_all(bytes)
+            .and_then(|_| stdin.write_all(b"\n"))
+            .and_then(|_| stdin.flush());
+        if let Err(e) = written {
+            self.fail(&format!("cannot write to the engine: {e}"));
+        }
+    }
+
+    /// The next output line, failing the test after the hang guard.
+    fn next_line(&mut self) -> String {
+        match self.lines.recv_timeout(HANG_GUARD) {
+            Ok(line) => {
+                self.record("<", &line);
+                line
+            }
+            Err(RecvTimeoutError::Timeout) => self.fail(&format!(
+                "hang guard: the engine wrote nothing for {} s",
+                HANG_GUARD.as_secs()
+            )),
+            Err(RecvTimeoutError::Disconnected) => {
+                self.fail("the engine closed its output unexpectedly")
+            }
+        }
+    }
+
+    /// The next output line, which must satisfy `predicate` (`what` describes it).
+    fn expect_line(&mut self, what: &str, predicate: impl Fn(&str) -> bool) -> String {
+        let line = self.next_line();
+        if !predicate(&line) {
+            self.fail(&format!("expected {what}, got {line:?}"));
+        }
+        line
+    }
+
+    /// The next output line, which must be exactly `expected`.
+    fn expect_exact(&mut self, expected: &str) {
+        self.expect_line(&format!("{expected:?}"), |line| line == expected);
+    }
+
+    /// Every line up to and including the first that starts with `prefix`.
+    fn read_until(&mut self, prefix: &str) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            let line = self.next_line();
+            let done = line.starts_with(prefix);
+            lines.push(line);
+            if done {
+                return lines;
+            }
+        }
+    }
+
+    /// Sends `isready` and returns the lines that came before `readyok`.
+    fn sync(&mut self) -> Vec<String> {
+        self.send("isready");
+        let mut lines = self.read_until("readyok");
+        let last = lines.pop();
+        if last.as_deref() != Some("readyok") {
+            self.fail(&format!("expected exactly 'readyok', got {last:?}"));
+        }
+        lines
+    }
+
+    /// Sends `isready` and requires that nothing at all came before `readyok`.
+    fn sync_silent(&mut self, after: &str) {
+        let lines = self.sync();
+        if !lines.is_empty() {
+            self.fail(&format!(
+                "expected no output after {after:?}, got {lines:?}"
+            ));
+        }
+    }
+
+    /// Sends `line` and requires exactly one answer, an error, then `readyok`; returns it.
+    fn expect_one_error(&mut self, line: &str) -> String {
+        self.send(line);
+        let lines = self.sync();
+        if lines.len() != 1 || !lines[0].starts_with("info string error ") {
+            self.fail(&format!(
+                "expected exactly one 'info string error' line for {line:?}, got {lines:?}"
+            ));
+        }
+        lines[0].clone()
+    }
+
+    /// Sends a `go` command and reads up to its `bestmove`: (search info lines, bestmove
+    /// line). Any other line on the way fails the test.
+    fn go(&mut self, go: &str) -> (Vec<Info>, String) {
+        self.send(go);
+        let mut lines = self.read_until("bestmove");
+        let bestmove = lines.pop().expect("read_until returns the bestmove line");
+        let mut infos = Vec::new();
+        for line in lines {
+            match Info::parse(&line) {
+                Some(info) => infos.push(info),
+                None => self.fail(&format!("unexpected line during {go:?}: {line:?}")),
+            }
+        }
+        (infos, bestmove)
+    }
+
+    /// The legal turns in the current position, from the `moves` command.
+    fn legal_turns(&mut self) -> Vec<String> {
+        self.send("moves");
+        let line = self.expect_line("a 'moves' line", |l| {
+            l == "moves" || l.starts_with("moves ")
+        });
+        line.split_whitespace()
+            .skip(1)
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The current position, from the `fen` command.
+    fn fen(&mut self) -> String {
+        self.send("fen");
+        self.next_line()
+    }
+
+    /// The answer to a UGI `query`.
+    fn query(&mut self, what: &str) -> String {
+        self.send(&format!("query {what}"));
+        let line = self.expect_line("a 'response' line", |l| l.starts_with("response "));
+        line["response ".len()..].to_string()
+    }
+
+    /// Closes the engine's input (end of file).
+    fn close_stdin(&mut self) {
+        self.transcript.push("> <end of input>".into());
+        self.stdin = None;
+    }
+
+    /// Every line until the engine closes its output.
+    fn rest_of_output(&mut self) -> Vec<String> {
+        let mut lines = Vec::new();
+        loop {
+            match self.lines.recv_timeout(HANG_GUARD) {
+                Ok(line) => {
+                    self.record("<", &line);
+                    lines.push(line);
+                }
+                Err(RecvTimeoutError::Disconnected) => return lines,
+                Err(RecvTimeoutError::Timeout) => {
+                    self.fail("hang guard: the engine neither wrote nor closed its output")
+                }
+            }
+        }
+    }
+
+    /// Waits for the process to end, failing the test after the hang guard.
+    fn wait_exit(&mut self) -> ExitStatus {
+        let deadline = Instant::now() + HANG_GUARD;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return status,
+                Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(5)),
+                Ok(None) => self.fail("hang guard: the engine did not exit"),
+                Err(e) => self.fail(&format!("cannot wait for the engine: {e}")),
+            }
+        }
+    }
+}
+
+impl Drop for Engine {
+    /// Ends an engine the test left running and, when the test failed, prints what was
+    /// said in both directions and what the engine wrote on standard error (a panic, say).
+    fn drop(&mut self) {
+        self.stdin = None;
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+        if thread::panicking() {
+            let stderr = self
+                .stderr
+                .take()
+                .and_then(|reader| reader.join().ok())
+                .unwrap_or_default();
+            eprintln!(
+                "--- transcript (> sent, < received) ---\n{}\n--- engine stderr ---\n{stderr}",
+                self.transcript.join("\n")
+            );
+        }
+    }
+}
+
+/// A search `info` line (not `info string`), reduced to the fields the tests check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Info {
+    depth: u32,
+    multipv: u32,
+    /// `cp N` or `mate N`.
+    score: String,
+    nodes: u64,
+    pv: Vec<String>,
+}
+
+impl Info {
+    /// Parses `info depth D ... score cp|mate N ... nodes N ... pv T...`; `None` for any
+    /// other line. Every search info line must carry depth, score, nodes and a non-empty pv.
+    fn parse(line: &str) -> Option<Info> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.first() != Some(&"info") || words.get(1) == Some(&"string") {
+            return None;
+        }
+        let after = |key: &str| {
+            let at = words.iter().position(|w| *w == key)?;
+            words.get(at + 1).copied()
+        };
+        let score_at = words.iter().position(|w| *w == "score")?;
+        let score = format!("{} {}", words.get(score_at + 1)?, words.get(score_at + 2)?);
+        let pv_at = words.iter().position(|w| *w == "pv")?;
+        let pv: Vec<String> = words[pv_at + 1..].iter().map(|w| w.to_string()).collect();
+        if pv.is_empty() {
+            return None;
+        }
+        Some(Info {
+            depth: after("depth")?.parse().ok()?,
+            multipv: after("multipv").map_or(Some(1), |m| m.parse().ok())?,
+            score,
+            nodes: after("nodes")?.parse().ok()?,
+            pv,
+        })
+    }
+}
+
+/// The turn of a `bestmove T [ponder P]` line, and the ponder turn if any.
+fn bestmove_parts(line: &str) -> (String, Option<String>) {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words.as_slice() {
+        ["bestmove", best] => (best.to_string(), None),
+        ["bestmove", best, "ponder", reply] => (best.to_string(), Some(reply.to_string())),
+        _ => panic!("malformed bestmove line {line:?}"),
+    }
+}
+
+fn count_bestmoves(lines: &[String]) -> usize {
+    lines.iter().filter(|l| l.starts_with("bestmove")).count()
+}
+
+fn errors(lines: &[String]) -> Vec<&String> {
+    lines
+        .iter()
+        .filter(|l| l.starts_with("info string error"))
+        .collect()
+}
+
+/// A fresh, empty directory for one test's files, removed again when dropped (also when
+/// the test fails).
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "vato-protocol-{name}-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("cannot create a temporary directory");
+        TempDir(dir)
+    }
+
+    fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Whether `line` is `YYYY-MM-DD hh:mm:ss.mmm <direction> <text>`.
+fn is_log_line(line: &str, direction: &str, text: &str) -> bool {
+    let Some((stamp, rest)) = line.split_at_checked(23) else {
+        return false;
+    };
+    let stamp_ok = stamp.char_indices().all(|(i, c)| match i {
+        4 | 7 => c == '-',
+        10 => c == ' ',
+        13 | 16 => c == ':',
+        19 => c == '.',
+        _ => c.is_ascii_digit(),
+    });
+    stamp_ok && rest == format!(" {direction} {text}")
+}
+
+// ---------------------------------------------------------------------------------------
+// 1. Handshake
+// ---------------------------------------------------------------------------------------
+
+const OPTION_NAMES: [&str; 9] = [
+    "Hash",
+    "Clear Hash",
+    "Threads",
+    "MultiPV",
+    "Ponder",
+    "Move Overhead",
+    "Debug Log File",
+    "NoCaptureLimit",
+    "MandatoryContinuation",
+];
+
+/// Sends `hello` (`uci` or `ugi`) and checks the identification, one declaration per
+/// option and the final `ok` line.
+fn check_hello(engine: &mut Engine, hello: &str, ok: &str) {
+    engine.send(hello);
+    let lines = engine.read_until(ok);
+    assert_eq!(lines.last().map(String::as_str), Some(ok), "{lines:?}");
+    assert!(lines[0].starts_with("id name Vato"), "{lines:?}");
+    assert!(lines[1].starts_with("id author "), "{lines:?}");
+    let options = &lines[2..lines.len() - 1];
+    assert_eq!(options.len(), OPTION_NAMES.len(), "{options:?}");
+    for name in OPTION_NAMES {
+        let prefix = format!("option name {name} type ");
+        let declared: Vec<_> = options.iter().filter(|l| l.starts_with(&prefix)).collect();
+        assert_eq!(
+            declared.len(),
+            1,
+            "option {name} declared once: {options:?}"
+        );
+    }
+    assert!(
+        options.contains(&"option name Threads type spin default 1 min 1 max 256".to_string()),
+        "{options:?}"
+    );
+    assert!(
+        options.contains(&"option name Hash type spin default 16 min 1 max 65536".to_string()),
+        "{options:?}"
+    );
+    assert!(
+        options.contains(&"option name Clear Hash type button".to_string()),
+        "{options:?}"
+    );
+    assert!(
+        options.contains(&"option name Ponder type check default false".to_string()),
+        "{options:?}"
+    );
+}
+
+#[test]
+fn uci_identifies_lists_every_option_and_ends_with_uciok() {
+    let mut engine = Engine::start();
+    check_hello(&mut engine, "uci", "uciok");
+    engine.send("isready");
+    engine.expect_exact("readyok");
+}
+
+#[test]
+fn ugi_answers_like_uci_but_ends_with_ugiok() {
+    let mut engine = Engine::start();
+    check_hello(&mut engine, "ugi", "ugiok");
+    check_hello(&mut engine, "uci", "uciok");
+    engine.sync_silent("uci");
+}
+
+// ---------------------------------------------------------------------------------------
+// 2. Options
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn valid_setoption_is_silent_and_option_names_ignore_case() {
+    let mut engine = Engine::start();
+    for line in [
+        "setoption name Hash value 32",
+        "setoption name hash value 1",
+        "setoption name HASH value 64",
+        "setoption name Clear Hash",
+        "setoption name clear HASH",
+        "setoption name Threads value 1",
+        "setoption name MultiPV value 1",
+        "setoption name Ponder value false",
+        "setoption name ponder value TRUE",
+        "setoption name Move Overhead value 0",
+        "setoption name move overhead value 5000",
+        "setoption name Debug Log File value <empty>",
+        "setoption name MandatoryContinuation value false",
+        "setoption name NoCaptureLimit value 100",
+    ] {
+        engine.send(line);
+        engine.sync_silent(line);
+    }
+
+    // The options really take effect under any spelling of their names.
+    engine.send("setoption name nocapturelimit value 5");
+    engine.send("position fen 4B4/9/9/9/4W4 w 5 3");
+    engine.sync_silent("setoption / position");
+    assert_eq!(engine.query("gameover"), "true");
+    assert_eq!(engine.query("result"), "draw");
+    engine.send("setoption name NOCAPTURELIMIT value 6");
+    engine.sync_silent("setoption");
+    assert_eq!(engine.query("gameover"), "false");
+    assert_eq!(engine.query("result"), "none");
+
+    engine.send("setoption name multipv value 2");
+    engine.send(&format!("position fen {SMALL}"));
+    let (infos, bestmove) = engine.go("go depth 1");
+    let lines: Vec<u32> = infos.iter().map(|i| i.multipv).collect();
+    assert_eq!(lines, [1, 2], "{infos:?}");
+    assert_ne!(infos[0].pv[0], infos[1].pv[0], "{infos:?}");
+    assert_eq!(bestmove_parts(&bestmove).0, infos[0].pv[0]);
+}
+
+#[test]
+fn bad_setoption_gives_one_error_each_and_changes_nothing() {
+    let mut engine = Engine::start();
+    let cases: [(&str, &str); 12] = [
+        ("setoption name Hash value 0", "Hash"),
+        ("setoption name Hash value 65537", "Hash"),
+        ("setoption name Hash value lots", "lots"),
+        ("setoption name Hash", "Hash"),
+        ("setoption name Threads value 0", "Threads"),
+        ("setoption name Clear Hash value now", "Clear Hash"),
+        ("setoption name Ponder value yes", "Ponder"),
+        ("setoption name NoCaptureLimit value -1", "NoCaptureLimit"),
+        ("setoption name NoCaptureLimit value 5.5", "NoCaptureLimit"),
+        ("setoption name Bogus value 1", "Bogus"),
+        ("setoption name Contempt", "Contempt"),
+        ("setoption name", "setoption"),
+    ];
+    for (line, mentioned) in cases {
+        let error = engine.expect_one_error(line);
+        assert!(
+            error.contains(mentioned),
+            "error for {line:?} should mention {mentioned:?}: {error:?}"
+        );
+    }
+    let dir = TempDir::new("bad-log");
+    let missing = dir.join("no such directory").join("vato.log");
+    let error = engine.expect_one_error(&format!(
+        "setoption name Debug Log File value {}",
+        missing.display()
+    ));
+    assert!(error.contains("cannot open debug log file"), "{error:?}");
+    assert!(!missing.exists());
+
+    // The rejected NoCaptureLimit values left the default (100) in force.
+    engine.send("position fen 4B4/9/9/9/4W4 w 99 50");
+    assert_eq!(engine.query("gameover"), "false");
+    engine.send("position fen 4B4/9/9/9/4W4 w 100 50");
+    assert_eq!(engine.query("gameover"), "true");
+    assert_eq!(engine.query("result"), "draw");
+
+    // Still alive and searching.
+    engine.send("position startpos");
+    let (_, bestmove) = engine.go("go depth 1");
+    let legal = engine.legal_turns();
+    assert!(
+        legal.contains(&bestmove_parts(&bestmove).0),
+        "{bestmove} not in {legal:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// 3-5. Searches, stop and the busy state
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn go_infinite_answers_isready_and_waits_for_stop() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves d3e3W");
+    let legal = engine.legal_turns();
+    engine.send("go infinite");
+    for _ in 0..3 {
+        let lines = engine.sync();
+        assert_eq!(
+            count_bestmoves(&lines),
+            0,
+            "bestmove before stop: {lines:?}"
+        );
+        assert!(errors(&lines).is_empty(), "{lines:?}");
+    }
+    engine.send("stop");
+    let lines = engine.sync();
+    assert_eq!(count_bestmoves(&lines), 1, "{lines:?}");
+    let bestmove = lines.last().expect("a bestmove line");
+    assert!(
+        bestmove.starts_with("bestmove "),
+        "bestmove comes last: {lines:?}"
+    );
+    let (best, ponder) = bestmove_parts(bestmove);
+    assert_eq!(ponder, None, "Ponder is off");
+    assert!(legal.contains(&best), "{best} is not among {legal:?}");
+    // Nothing more arrives afterwards.
+    engine.sync_silent("stop");
+}
+
+#[test]
+fn every_go_gives_exactly_one_bestmove_even_with_stop() {
+    let mut engine = Engine::start();
+    let legal = engine.legal_turns();
+    for go in [
+        "go depth 1",
+        "go nodes 1000",
+        "go movetime 50",
+        "go infinite",
+        "go depth 2 nodes 2000 movetime 1000",
+    ] {
+        engine.send("position startpos");
+        engine.send(go);
+        engine.send("stop");
+        let lines = engine.sync();
+        assert_eq!(count_bestmoves(&lines), 1, "{go}: {lines:?}");
+        assert!(errors(&lines).is_empty(), "{go}: {lines:?}");
+        let best = bestmove_parts(lines.last().expect("lines")).0;
+        assert!(legal.contains(&best), "{go}: {best} not in {legal:?}");
+        // A second stop, with no search running, says nothing.
+        engine.send("stop");
+        engine.sync_silent("stop");
+    }
+    // The same searches left alone also end with one bestmove each.
+    for go in ["go depth 1", "go nodes 1000", "go movetime 50"] {
+        let (_, bestmove) = engine.go(go);
+        assert!(
+            legal.contains(&bestmove_parts(&bestmove).0),
+            "{go}: {bestmove}"
+        );
+        engine.sync_silent("the finished search");
+    }
+}
+
+#[test]
+fn stop_and_ponderhit_when_idle_print_nothing() {
+    let mut engine = Engine::start();
+    engine.send("stop");
+    engine.send("ponderhit");
+    engine.send("stop");
+    engine.sync_silent("stop / ponderhit");
+}
+
+#[test]
+fn commands_during_a_search_are_refused_as_busy() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves d2e3A");
+    let before = engine.fen();
+    assert_ne!(before, START_FEN);
+    engine.send("go infinite");
+    let refused = [
+        "position startpos",
+        "d",
+        "fen",
+        "moves",
+        "go depth 1",
+        "setoption name Hash value 1",
+        "ucinewgame",
+        "flip",
+        "perft 1",
+    ];
+    for line in refused {
+        engine.send(line);
+        let lines = engine.sync();
+        let errors = errors(&lines);
+        assert_eq!(errors.len(), 1, "{line:?}: {lines:?}");
+        assert!(
+            errors[0].starts_with("info string error busy"),
+            "{line:?}: {errors:?}"
+        );
+        assert_eq!(count_bestmoves(&lines), 0, "{line:?}: {lines:?}");
+        // Nothing but search info besides the error: the command was ignored.
+        for other in lines.iter().filter(|l| !l.starts_with("info string error")) {
+            assert!(Info::parse(other).is_some(), "{line:?}: {other:?}");
+        }
+    }
+    engine.send("stop");
+    let lines = engine.sync();
+    assert_eq!(count_bestmoves(&lines), 1, "{lines:?}");
+    assert_eq!(
+        engine.fen(),
+        before,
+        "the busy 'position' must have been ignored"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// 6. Finished positions
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn finished_positions_give_bestmove_none_after_mate_0() {
+    let mut engine = Engine::start();
+    for fen in [BLACK_BLOCKED, BLACK_WIPED_OUT] {
+        engine.send(&format!("position fen {fen}"));
+        assert_eq!(engine.legal_turns(), Vec::<String>::new(), "{fen}");
+        for go in ["go depth 1", "go nodes 1000", "go movetime 50"] {
+            engine.send(go);
+            engine.expect_exact("info depth 0 score mate 0");
+            engine.expect_exact("bestmove (none)");
+            engine.sync_silent(go);
+        }
+        assert_eq!(engine.query("gameover"), "true", "{fen}");
+        assert_eq!(engine.query("result"), "p1win", "{fen}");
+        assert_eq!(engine.query("p1turn"), "false", "{fen}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// 7. Illegal moves in `position`
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn an_illegal_move_leaves_the_previous_position() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves d3e3W");
+    let before = engine.fen();
+    assert_ne!(before, START_FEN);
+    assert!(before.ends_with(" b 0 1"), "{before}");
+
+    let cases = [
+        ("position startpos moves d3e3W zz9", 2, "zz9"),
+        ("position startpos moves a1a2", 1, "a1a2"),
+        ("position startpos moves d3e3", 1, "d3e3"),
+        ("position startpos moves d2e3A d2e3A", 2, "d2e3A"),
+        ("position startpos moves e2e3A Q", 2, "Q"),
+        (
+            &format!("position fen {BLACK_BLOCKED} moves a1b1"),
+            1,
+            "a1b1",
+        ),
+    ];
+    for (line, index, turn) in cases {
+        let error = engine.expect_one_error(line);
+        // A turn after the end of the game is refused as such, any other as illegal.
+        let named = format!("info string error position: move {index} '{turn}' ");
+        assert!(error.starts_with(&named), "{line:?}: {error:?}");
+        assert_eq!(engine.fen(), before, "after {line:?}");
+    }
+    for line in [
+        "position fen garbage moves d3e3W",
+        "position fen 9/9/9/9 w",
+        "position startpos nonsense",
+        "position",
+    ] {
+        let error = engine.expect_one_error(line);
+        assert!(
+            error.starts_with("info string error position: "),
+            "{error:?}"
+        );
+        assert_eq!(engine.fen(), before, "after {line:?}");
+    }
+    // Turns are read liberally: any case, dashes, the kind left out when only one fits.
+    engine.send("position startpos moves F2-E3");
+    engine.sync_silent("position");
+    let liberal = engine.fen();
+    engine.send("position startpos moves f2e3A");
+    assert_eq!(engine.fen(), liberal);
+}
+
+// ---------------------------------------------------------------------------------------
+// 8. Garbage
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn garbage_lines_give_one_error_each_and_the_engine_survives() {
+    let mut engine = Engine::start();
+    for silent in [
+        "",
+        "   ",
+        "\t \t",
+        "# comment",
+        "#",
+        "   # indented comment",
+    ] {
+        engine.send(silent);
+        engine.sync_silent(silent);
+    }
+    let long_word = "x".repeat(100_000);
+    let many_words = format!("isready{}", " x".repeat(50_000));
+    let malformed: Vec<String> = [
+        "bogus",
+        "UCI",
+        "Isready",
+        "isready now",
+        "uci please",
+        "go depth x",
+        "go depth",
+        "go depth -1",
+        "go fast",
+        "go nodes 1e6",
+        "go searchmoves",
+        "go searchmoves zz9",
+        "go depth 1 searchmoves d3e3",
+        "position fen garbage",
+        "position start",
+        "setoption",
+        "setoption Hash 3",
+        "query",
+        "query winner",
+        "query result now",
+        "perft",
+        "perft x",
+        "perft 1 twice",
+        "moves zz",
+        "moves d3 d4",
+        "bench x",
+        "debug maybe",
+        "debug on off",
+        "stop now",
+        "quit now",
+        "héllo wörld ✓",
+        "Фанорона",
+        "position fen ☺☺☺ w",
+        "moves ü",
+        "\u{0}",
+        "\u{7}\u{1b}[31m",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([long_word, many_words])
+    .collect();
+    for line in &malformed {
+        engine.expect_one_error(line);
+    }
+    // Still alive, still at the start, still searching.
+    assert_eq!(engine.fen(), START_FEN);
+    let legal = engine.legal_turns();
+    let (_, bestmove) = engine.go("go depth 1");
+    assert!(legal.contains(&bestmove_parts(&bestmove).0), "{bestmove}");
+    engine.sync_silent("go depth 1");
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_an_error_not_the_end() {
+    let mut engine = Engine::start();
+    engine.send_bytes(b"\xe9t\xe9");
+    let lines = engine.sync();
+    assert_eq!(errors(&lines).len(), 1, "{lines:?}");
+    engine.sync_silent("isready");
+}
+
+// ---------------------------------------------------------------------------------------
+// 9. End of input and quit
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn end_of_input_exits_with_status_0() {
+    let mut engine = Engine::start();
+    engine.sync_silent("start");
+    engine.close_stdin();
+    let rest = engine.rest_of_output();
+    assert!(rest.is_empty(), "{rest:?}");
+    let status = engine.wait_exit();
+    assert!(status.success(), "{status}");
+}
+
+#[test]
+fn end_of_input_during_go_infinite_prints_bestmove_and_exits_0() {
+    let mut engine = Engine::start();
+    let legal = engine.legal_turns();
+    engine.send("go infinite");
+    engine.sync();
+    engine.close_stdin();
+    let rest = engine.rest_of_output();
+    assert_eq!(count_bestmoves(&rest), 1, "{rest:?}");
+    let last = rest.last().expect("a bestmove line");
+    assert!(legal.contains(&bestmove_parts(last).0), "{last}");
+    let status = engine.wait_exit();
+    assert!(status.success(), "{status}");
+}
+
+#[test]
+fn quit_exits_with_status_0_even_with_input_open() {
+    let mut engine = Engine::start();
+    engine.sync_silent("start");
+    engine.send("quit");
+    let rest = engine.rest_of_output();
+    assert!(rest.is_empty(), "{rest:?}");
+    let status = engine.wait_exit();
+    assert!(status.success(), "{status}");
+}
+
+#[test]
+fn quit_during_go_infinite_prints_bestmove_and_exits_0() {
+    let mut engine = Engine::start();
+    engine.send("go infinite");
+    engine.sync();
+    engine.send("quit");
+    let rest = engine.rest_of_output();
+    assert_eq!(count_bestmoves(&rest), 1, "{rest:?}");
+    let status = engine.wait_exit();
+    assert!(status.success(), "{status}");
+}
+
+#[test]
+fn quit_during_go_ponder_prints_bestmove_and_exits_0() {
+    let mut engine = Engine::start();
+    engine.send(&format!("position fen {SMALL}"));
+    engine.send("go ponder depth 2");
+    engine.sync();
+    engine.send("quit");
+    let rest = engine.rest_of_output();
+    assert_eq!(count_bestmoves(&rest), 1, "{rest:?}");
+    let status = engine.wait_exit();
+    assert!(status.success(), "{status}");
+}
+
+// ---------------------------------------------------------------------------------------
+// 10. UGI
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn ugi_queries_and_aliases() {
+    let mut engine = Engine::start();
+    assert_eq!(engine.query("p1turn"), "true");
+    assert_eq!(engine.query("gameover"), "false");
+    assert_eq!(engine.query("result"), "none");
+
+    engine.send("position startpos moves d3e3W");
+    assert_eq!(engine.query("p1turn"), "false");
+    assert_eq!(engine.query("gameover"), "false");
+
+    engine.send(&format!("position fen {BLACK_WIPED_OUT}"));
+    assert_eq!(engine.query("gameover"), "true");
+    assert_eq!(engine.query("result"), "p1win");
+
+    // White to move with no stones: Black has won.
+    engine.send("position fen 4B4/9/9/9/9 w");
+    assert_eq!(engine.query("gameover"), "true");
+    assert_eq!(engine.query("result"), "p2win");
+    assert_eq!(engine.query("p1turn"), "true");
+
+    // uginewgame (like ucinewgame) is accepted silently and goes back to the start.
+    engine.send("uginewgame");
+    engine.sync_silent("uginewgame");
+    assert_eq!(engine.fen(), START_FEN);
+    engine.send("position startpos moves d3e3W");
+    engine.send("ucinewgame");
+    engine.sync_silent("ucinewgame");
+    assert_eq!(engine.fen(), START_FEN);
+
+    let legal = engine.legal_turns();
+    for go in [
+        "go p1time 1000 p2time 1000",
+        "go p1time 1000 p2time 1000 p1inc 10 p2inc 10",
+        "go wtime 1000 btime 1000 movestogo 10",
+    ] {
+        let (_, bestmove) = engine.go(go);
+        assert!(
+            legal.contains(&bestmove_parts(&bestmove).0),
+            "{go}: {bestmove}"
+        );
+        engine.sync_silent(go);
+    }
+    // Black's clock counts when Black is to move.
+    engine.send("position startpos moves d3e3W");
+    let legal = engine.legal_turns();
+    let (_, bestmove) = engine.go("go p1time 0 p2time 1000");
+    assert!(legal.contains(&bestmove_parts(&bestmove).0), "{bestmove}");
+}
+
+// ---------------------------------------------------------------------------------------
+// 11. Search output and determinism
+// ---------------------------------------------------------------------------------------
+
+/// Checks that a finished search reported something and that the bestmove is the first
+/// turn of the last main line.
+fn check_search(infos: &[Info], bestmove: &str, legal: &[String]) {
+    assert!(!infos.is_empty(), "no info line before {bestmove:?}");
+    for pair in infos.windows(2) {
+        assert!(pair[0].depth <= pair[1].depth, "{infos:?}");
+        assert!(pair[0].nodes <= pair[1].nodes, "{infos:?}");
+    }
+    for info in infos {
+        assert!(
+            info.score.starts_with("cp ") || info.score.starts_with("mate "),
+            "{info:?}"
+        );
+        assert!(legal.contains(&info.pv[0]), "{info:?} starts illegally");
+    }
+    let (best, _) = bestmove_parts(bestmove);
+    assert_eq!(best, infos.last().expect("infos").pv[0], "{infos:?}");
+}
+
+#[test]
+fn go_depth_2_reports_info_then_one_bestmove() {
+    let mut engine = Engine::start();
+    let legal = engine.legal_turns();
+    let (infos, bestmove) = engine.go("go depth 2");
+    check_search(&infos, &bestmove, &legal);
+    assert_eq!(infos.first().expect("infos").depth, 1, "{infos:?}");
+    assert_eq!(infos.last().expect("infos").depth, 2, "{infos:?}");
+    engine.sync_silent("go depth 2");
+}
+
+#[test]
+fn go_nodes_500_reports_info_within_the_limit_then_one_bestmove() {
+    let mut engine = Engine::start();
+    engine.send(&format!("position fen {SMALL}"));
+    let legal = engine.legal_turns();
+    let (infos, bestmove) = engine.go("go nodes 500");
+    check_search(&infos, &bestmove, &legal);
+    for info in &infos {
+        assert!(info.nodes <= 500, "{info:?}");
+    }
+    engine.sync_silent("go nodes 500");
+}
+
+#[test]
+fn go_nodes_500_from_the_start_reports_info() {
+    let mut engine = Engine::start();
+    let legal = engine.legal_turns();
+    let (infos, bestmove) = engine.go("go nodes 500");
+    check_search(&infos, &bestmove, &legal);
+}
+
+#[test]
+fn go_nodes_is_deterministic() {
+    let mut engine = Engine::start();
+    // Exactly the brief's case: the same node-limited search twice from the start. A GUI
+    // starts each game with ucinewgame; clearing the (future) hash table between the two
+    // runs keeps the comparison about the search, not about what a table remembers.
+    let (first_infos, first) = engine.go("go nodes 500");
+    engine.send("setoption name Clear Hash");
+    engine.send("ucinewgame");
+    engine.send("position startpos");
+    let (second_infos, second) = engine.go("go nodes 500");
+    assert_eq!(first, second);
+    assert_eq!(first_infos, second_infos);
+
+    // Where the limit allows several iterations, every reported line repeats exactly.
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        engine.send("setoption name Clear Hash");
+        engine.send("ucinewgame");
+        engine.send(&format!("position fen {SMALL}"));
+        runs.push(engine.go("go nodes 500"));
+    }
+    assert!(runs[0].0.len() >= 2, "{:?}", runs[0]);
+    assert_eq!(runs[0], runs[1]);
+
+    // A second engine process agrees too.
+    let mut other = Engine::start();
+    other.send(&format!("position fen {SMALL}"));
+    assert_eq!(other.go("go nodes 500"), runs[0]);
+}
+
+#[test]
+fn multipv_and_searchmoves_shape_the_output() {
+    let mut engine = Engine::start();
+    let legal = engine.legal_turns();
+    assert_eq!(legal.len(), 5);
+    engine.send("setoption name MultiPV value 3");
+    let (infos, bestmove) = engine.go("go depth 1");
+    let numbers: Vec<u32> = infos.iter().map(|i| i.multipv).collect();
+    assert_eq!(numbers, [1, 2, 3], "{infos:?}");
+    let mut firsts: Vec<&String> = infos.iter().map(|i| &i.pv[0]).collect();
+    firsts.sort();
+    firsts.dedup();
+    assert_eq!(firsts.len(), 3, "three different lines: {infos:?}");
+    assert_eq!(bestmove_parts(&bestmove).0, infos[0].pv[0]);
+
+    // More lines than turns: one line per turn.
+    engine.send("setoption name MultiPV value 256");
+    let (infos, _) = engine.go("go depth 1");
+    assert_eq!(infos.len(), 5, "{infos:?}");
+
+    engine.send("setoption name MultiPV value 1");
+    for only in ["d3e3W", "e2e3A"] {
+        let (infos, bestmove) = engine.go(&format!("go depth 2 searchmoves {only}"));
+        assert_eq!(bestmove, format!("bestmove {only}"));
+        assert!(infos.iter().all(|i| i.pv[0] == only), "{infos:?}");
+    }
+}
+
+#[test]
+fn debug_on_adds_info_strings_and_off_removes_them() {
+    let mut engine = Engine::start();
+    engine.send(&format!("position fen {SMALL}"));
+    engine.send("debug on");
+    engine.send("go depth 1");
+    let lines = engine.read_until("bestmove");
+    assert!(
+        lines[0].starts_with("info string debug: searching "),
+        "{lines:?}"
+    );
+    engine.send("debug off");
+    engine.go("go depth 1");
+    // `debug` alone toggles.
+    engine.send("debug");
+    engine.send("go depth 1");
+    let lines = engine.read_until("bestmove");
+    assert!(lines[0].starts_with("info string debug: "), "{lines:?}");
+    engine.send("debug");
+    engine.go("go depth 1");
+}
+
+// ---------------------------------------------------------------------------------------
+// 12. moves and perft
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn moves_lists_the_legal_turns() {
+    let mut engine = Engine::start();
+    engine.send("moves");
+    engine.expect_exact("moves d2e3A d3e3A d3e3W e2e3A f2e3A");
+    engine.send("moves d3");
+    engine.expect_exact("moves d3e3A d3e3W");
+    engine.send("moves d3e3");
+    engine.expect_exact("moves d3e3A d3e3W");
+    engine.send("moves D3-E3W");
+    engine.expect_exact("moves d3e3W");
+    engine.send("moves a1");
+    engine.expect_exact("moves");
+    engine.sync_silent("moves");
+}
+
+#[test]
+fn perft_counts_and_divides() {
+    let mut engine = Engine::start();
+    engine.send("perft 1");
+    engine.expect_exact("Nodes searched: 5");
+    engine.send("perft 3");
+    engine.expect_exact("Nodes searched: 724");
+
+    engine.send("perft 2 divide");
+    let lines = engine.read_until("Nodes searched:");
+    assert_eq!(lines.last().map(String::as_str), Some("Nodes searched: 39"));
+    let blank = lines.len() - 2;
+    assert_eq!(lines[blank], "", "a blank line before the total: {lines:?}");
+    let divide = &lines[..blank];
+    let mut sorted = divide.to_vec();
+    sorted.sort();
+    assert_eq!(divide, sorted.as_slice(), "sorted");
+    let mut turns = Vec::new();
+    let mut total = 0;
+    for line in divide {
+        let (turn, count) = line.split_once(": ").expect("'turn: count'");
+        turns.push(turn.to_string());
+        total += count.parse::<u64>().expect("a count");
+    }
+    assert_eq!(total, 39);
+    assert_eq!(turns, ["d2e3A", "d3e3A", "d3e3W", "e2e3A", "f2e3A"]);
+    assert_eq!(divide[2], "d3e3W: 18");
+    engine.sync_silent("perft");
+
+    // perft follows the position.
+    engine.send(&format!("position fen {BLACK_BLOCKED}"));
+    engine.send("perft 2");
+    engine.expect_exact("Nodes searched: 0");
+}
+
+// ---------------------------------------------------------------------------------------
+// 13. Pondering
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn ponder_option_adds_the_expected_reply_to_bestmove() {
+    let mut engine = Engine::start();
+    let legal = engine.legal_turns();
+    engine.send("setoption name Ponder value true");
+    let (infos, bestmove) = engine.go("go depth 3");
+    check_search(&infos, &bestmove, &legal);
+    let pv = &infos.last().expect("infos").pv;
+    assert!(pv.len() >= 2, "a depth 3 main line has a reply: {pv:?}");
+    let (best, ponder) = bestmove_parts(&bestmove);
+    assert_eq!(best, pv[0]);
+    let reply = ponder.unwrap_or_else(|| panic!("no ponder turn in {bestmove:?}"));
+    assert_eq!(reply, pv[1]);
+    engine.send(&format!("position startpos moves {best}"));
+    let replies = engine.legal_turns();
+    assert!(replies.contains(&reply), "{reply} not in {replies:?}");
+
+    // Without the option, the same search names no ponder turn.
+    engine.send("setoption name Ponder value false");
+    engine.send("position startpos");
+    let (_, bestmove) = engine.go("go depth 3");
+    let (best, ponder) = bestmove_parts(&bestmove);
+    assert_eq!(ponder, None, "{bestmove}");
+    assert!(legal.contains(&best), "{best} not in {legal:?}");
+}
+
+#[test]
+fn go_ponder_waits_for_ponderhit() {
+    let mut engine = Engine::start();
+    engine.send("setoption name Ponder value true");
+    engine.send(&format!("position fen {SMALL}"));
+    let legal = engine.legal_turns();
+    engine.send("go ponder depth 2");
+    for _ in 0..3 {
+        let lines = engine.sync();
+        assert_eq!(
+            count_bestmoves(&lines),
+            0,
+            "bestmove while pondering: {lines:?}"
+        );
+    }
+    engine.send("ponderhit");
+    let lines = engine.read_until("bestmove");
+    let best = bestmove_parts(lines.last().expect("bestmove")).0;
+    assert!(legal.contains(&best), "{best} not in {legal:?}");
+    engine.sync_silent("the finished ponder search");
+}
+
+#[test]
+fn go_ponder_stops_on_stop() {
+    let mut engine = Engine::start();
+    let legal = engine.legal_turns();
+    engine.send("go ponder wtime 1000 btime 1000");
+    let lines = engine.sync();
+    assert_eq!(count_bestmoves(&lines), 0, "{lines:?}");
+    engine.send("stop");
+    let lines = engine.sync();
+    assert_eq!(count_bestmoves(&lines), 1, "{lines:?}");
+    let best = bestmove_parts(lines.last().expect("bestmove")).0;
+    assert!(legal.contains(&best), "{best} not in {legal:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// 14. Debug log file
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn debug_log_file_records_input_and_output_with_time_stamps() {
+    let dir = TempDir::new("log");
+    let path = dir.join("vato debug.log");
+    fs::write(&path, "earlier line\n").expect("cannot write the log file");
+
+    let mut engine = Engine::start();
+    engine.send(&format!(
+        "setoption name Debug Log File value {}",
+        path.display()
+    ));
+    engine.sync_silent("setoption Debug Log File");
+    engine.send("bogus");
+    engine.sync();
+    // Each output line is logged right after it is written: one more round trip makes
+    // sure the session has got past the previous answers.
+    engine.sync();
+    engine.send("setoption name debug log file value <empty>");
+    engine.sync_silent("closing the log");
+    engine.send("not logged");
+    engine.sync();
+
+    let text = fs::read_to_string(&path).expect("cannot read the log file");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "earlier line", "the log is appended to: {text}");
+    let expected = [
+        (">>", "isready".to_string()),
+        ("<<", "readyok".to_string()),
+        (">>", "bogus".to_string()),
+        (
+            "<<",
+            "info string error unknown command 'bogus' (try 'help')".to_string(),
+        ),
+        (">>", "isready".to_string()),
+        ("<<", "readyok".to_string()),
+        (">>", "isready".to_string()),
+        ("<<", "readyok".to_string()),
+        (
+            ">>",
+            "setoption name debug log file value <empty>".to_string(),
+        ),
+    ];
+    assert_eq!(lines.len(), 1 + expected.len(), "{text}");
+    for (line, (direction, content)) in lines[1..].iter().zip(&expected) {
+        assert!(
+            is_log_line(line, direction, content),
+            "expected '<time> {direction} {content}', got {line:?}\n{text}"
+        );
+    }
+    assert!(!text.contains("not logged"), "{text}");
+}
+
+#[test]
+fn go_infinite_in_a_finished_position_waits_for_stop() {
+    let mut engine = Engine::start();
+    engine.send(&format!("position fen {BLACK_WIPED_OUT}"));
+    engine.send("go infinite");
+    let lines = engine.sync();
+    assert_eq!(
+        count_bestmoves(&lines),
+        0,
+        "bestmove before stop: {lines:?}"
+    );
+    engine.send("stop");
+    let lines = engine.sync();
+    assert_eq!(lines.last().map(String::as_str), Some("bestmove (none)"));
+}

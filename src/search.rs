@@ -870,3 +870,28 @@ fn budget_for(limits: &Limits, overhead: Duration) -> Option<TimeBudget> {
         (None, None) => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mate_scores_count_turns_of_the_side_to_move() {
+        assert_eq!(Score::from_internal(MATE - 1), Score::Mate(1));
+        assert_eq!(Score::from_internal(MATE - 3), Score::Mate(2));
+        assert_eq!(Score::from_internal(-MATE + 2), Score::Mate(-1));
+        assert_eq!(Score::from_internal(-MATE + 4), Score::Mate(-2));
+        assert_eq!(Score::from_internal(-MATE), Score::Mate(0));
+        assert_eq!(Score::from_internal(150), Score::Centi(150));
+    }
+
+    #[test]
+    fn table_scores_are_relative_to_the_node() {
+        for ply in [0, 3, 17] {
+            for score in [MATE - 5, -MATE + 9, 42] {
+                let stored = score_to_tt(score, ply);
+                assert_eq!(score_from_tt(stored, ply), score);
+            }
+        }
+    }
+}

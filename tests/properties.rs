@@ -1,6 +1,7 @@
 //! Properties of the rules core over positions from random playouts.
 
 use proptest::prelude::*;
+use vato::evaluate::{evaluate, terms};
 use vato::movegen::{count_turns, has_capture, legal_routes, legal_turns};
 use vato::notation::{parse_turn, spell_turn, spelled_turns};
 use vato::position::Position;
@@ -107,6 +108,15 @@ proptest! {
             let back: Position = text.parse().unwrap();
             prop_assert_eq!(back, p);
             prop_assert_eq!(back.key(), p.key());
+        }
+    }
+
+    #[test]
+    fn evaluation_is_colour_symmetric(seed in any::<u64>()) {
+        for p in playout(seed, 120, ChainRule::Optional) {
+            prop_assert_eq!(evaluate(&p), evaluate(&p.flip()), "{}", p);
+            let terms: i32 = terms(&p).iter().map(|t| t.value).sum();
+            prop_assert_eq!(terms, evaluate(&p));
         }
     }
 

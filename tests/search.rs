@@ -1,0 +1,213 @@
+//! The search through its public interface: forced wins, legal answers everywhere,
+//! exact and repeatable limits.
+
+use std::sync::Arc;
+use std::time::Duration;
+use vato::fen::parse_position;
+use vato::game::{Status, WinReason, status};
+use vato::movegen::legal_turns;
+use vato::notation::spell_turn;
+use vato::position::Position;
+use vato::rules::Rules;
+use vato::search::{Limits, Outcome, Report, Score, SearchConfig, SearchRequest, Signals, search};
+use vato::tt::TranspositionTable;
+
+fn request(history: Vec<Position>, limits: Limits) -> SearchRequest {
+    SearchRequest {
+        history,
+        rules: Rules::default(),
+        limits,
+        multipv: 1,
+        move_overhead: Duration::ZERO,
+        threads: 1,
+        tt: Arc::new(TranspositionTable::new(4)),
+        config: SearchConfig::default(),
+    }
+}
+
+fn run(position: Position, limits: Limits) -> (Outcome, Vec<Report>) {
+    let mut reports = Vec::new();
+    let outcome = search(
+        &request(vec![position], limits),
+        &Signals::new(false),
+        &mut |r| reports.push(r),
+    );
+    (outcome, reports)
+}
+
+fn depth(n: u32) -> Limits {
+    Limits {
+        depth: Some(n),
+        ..Limits::default()
+    }
+}
+
+fn best_spelling(fen: &str, limits: Limits) -> (String, Score) {
+    let p = parse_position(fen).unwrap();
+    let (outcome, reports) = run(p, limits);
+    let best = outcome.best.expect("a legal turn exists");
+    (
+        spell_turn(&p, Rules::default().chain_rule, best),
+        reports.last().expect("at least one report").score,
+    )
+}
+
+#[test]
+fn one_chain_takes_everything() {
+    // a1b1A removes the whole run c1..i1: Black has no stone left.
+    assert_eq!(
+        best_spelling("9/9/9/9/W1BBBBBBB w", depth(3)),
+        ("a1b1A".to_string(), Score::Mate(1))
+    );
+}
+
+#[test]
+fn a_two_turn_combination() {
+    // A quiet first turn that leaves every black reply losing the last stone.
+    let (turn, score) = best_spelling("8W/2W6/9/9/3B5 w", depth(5));
+    assert_eq!(score, Score::Mate(2));
+    assert_eq!(turn, "c4c3");
+}
+
+#[test]
+fn blocking_the_last_stone_wins() {
+    // g3h4 walls in the black stone on i4 (a weak point with three lines), which then
+    // has no legal turn.
+    let fen = "8W/8B/6W1W/8W/9 w";
+    let (turn, score) = best_spelling(fen, depth(3));
+    assert_eq!((turn.as_str(), score), ("g3h4", Score::Mate(1)));
+    let p = parse_position(fen).unwrap();
+    let after = p.play(run(p, depth(3)).0.best.unwrap());
+    assert!(matches!(
+        status(&[after], &Rules::default()),
+        Status::Won {
+            reason: WinReason::NoLegalTurn,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn a_blocked_side_has_nothing_to_play() {
+    // The position after g3h4 above: Black to move, walled in.
+    let p = parse_position("8W/7WB/8W/8W/9 b").unwrap();
+    assert!(legal_turns(&p, Rules::default().chain_rule).is_empty());
+    let (outcome, reports) = run(p, depth(3));
+    assert_eq!(outcome.best, None);
+    assert!(reports.is_empty());
+}
+
+/// Positions of random games, for checks that must hold everywhere.
+fn playout_positions(seed: u64, length: usize) -> Vec<Position> {
+    let mut state = seed | 1;
+    let mut p = Position::start();
+    let mut out = vec![p];
+    for _ in 0..length {
+        let turns = legal_turns(&p, Rules::default().chain_rule);
+        if turns.is_empty() {
+            break;
+        }
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        p = p.play(turns[(state % turns.len() as u64) as usize]);
+        out.push(p);
+    }
+    out
+}
+
+#[test]
+fn every_answer_is_legal_at_every_depth_and_node_limit() {
+    for seed in 1..=4 {
+        for p in playout_positions(seed, 60).into_iter().step_by(3) {
+            let legal = legal_turns(&p, Rules::default().chain_rule);
+            let limits = [
+                depth(1),
+                depth(2),
+                depth(3),
+                Limits {
+                    nodes: Some(1),
+                    ..Limits::default()
+                },
+                Limits {
+                    nodes: Some(300),
+                    ..Limits::default()
+                },
+            ];
+            for limit in limits {
+                let (outcome, _) = run(p, limit.clone());
+                match outcome.best {
+                    Some(turn) => assert!(legal.contains(&turn), "{p} {limit:?}"),
+                    None => assert!(legal.is_empty(), "{p}"),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn node_limits_are_exact_and_searches_repeat() {
+    let p = playout_positions(7, 12)[12];
+    let limits = Limits {
+        nodes: Some(20_000),
+        ..Limits::default()
+    };
+    let (first, reports) = run(p, limits.clone());
+    let (second, _) = run(p, limits);
+    assert_eq!(first, second);
+    assert!(first.nodes <= 20_000);
+    assert!(reports.iter().all(|r| r.nodes <= 20_000));
+    let (a, _) = run(p, depth(4));
+    let (b, _) = run(p, depth(4));
+    assert_eq!(a, b);
+    assert_eq!(a.depth, 4);
+}
+
+#[test]
+fn repetition_counts_as_a_draw() {
+    // White is a stone up but the only way on repeats the position: with the history
+    // given, the search sees the draw in the line that repeats.
+    let start = parse_position("9/9/4W4/9/B8 w").unwrap();
+    let mut history = vec![start];
+    let mut p = start;
+    for text in ["e3e4", "a1a2", "e4e3", "a2a1", "e3e4", "a1a2", "e4e3"] {
+        let turn = vato::notation::parse_turn(&p, Default::default(), text).unwrap();
+        p = p.play(turn);
+        history.push(p);
+    }
+    // Black to move: a2a1 repeats the start position a third time.
+    let mut reports = Vec::new();
+    let outcome = search(
+        &request(history, depth(1)),
+        &Signals::new(false),
+        &mut |r| reports.push(r),
+    );
+    assert!(outcome.best.is_some());
+    // Material says -100 for Black; any turn but the repetition keeps that, the
+    // repetition scores 0, so a draw is what Black picks.
+    assert_eq!(reports.last().unwrap().score, Score::Centi(0));
+}
+
+#[test]
+fn multipv_reports_distinct_lines_in_order() {
+    let mut req = request(vec![Position::start()], depth(2));
+    req.multipv = 3;
+    let mut reports = Vec::new();
+    search(&req, &Signals::new(false), &mut |r| reports.push(r));
+    let last: Vec<&Report> = reports.iter().filter(|r| r.depth == 2).collect();
+    assert_eq!(
+        last.iter().map(|r| r.multipv).collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+    let firsts: Vec<_> = last.iter().map(|r| r.pv[0]).collect();
+    assert!(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2]);
+}
+
+#[test]
+fn two_threads_return_a_legal_turn() {
+    let mut req = request(vec![Position::start()], depth(4));
+    req.threads = 2;
+    let outcome = search(&req, &Signals::new(false), &mut |_| {});
+    let legal = legal_turns(&Position::start(), Rules::default().chain_rule);
+    assert!(legal.contains(&outcome.best.unwrap()));
+}

@@ -6,7 +6,7 @@
 //! so a position and its [`Position::flip`] score the same for the side to move.
 
 use crate::bitboard::Bitboard;
-use crate::geometry::{Direction, Square};
+use crate::geometry::{Direction, NUM_SQUARES};
 use crate::position::Position;
 
 /// The value of one stone.
@@ -56,22 +56,46 @@ fn attacked(attackers: Bitboard, victims: Bitboard) -> i32 {
     hit.count() as i32
 }
 
-fn distance(a: Square, b: Square) -> i32 {
-    let df = (i32::from(a.file()) - i32::from(b.file())).abs();
-    let dr = (i32::from(a.rank()) - i32::from(b.rank())).abs();
-    df.max(dr)
+/// Chebyshev distance bound: no two points are further apart than this.
+const MAX_DISTANCE: usize = 8;
+
+const fn build_within() -> [[u64; MAX_DISTANCE + 1]; NUM_SQUARES] {
+    let mut table = [[0u64; MAX_DISTANCE + 1]; NUM_SQUARES];
+    let mut a = 0;
+    while a < NUM_SQUARES {
+        let mut b = 0;
+        while b < NUM_SQUARES {
+            let df = (a % 9).abs_diff(b % 9);
+            let dr = (a / 9).abs_diff(b / 9);
+            let d = if df > dr { df } else { dr };
+            let mut r = d;
+            while r <= MAX_DISTANCE {
+                table[a][r] |= 1 << b;
+                r += 1;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    table
 }
+
+/// `WITHIN[point][r]`: the points at Chebyshev distance at most `r` from `point`.
+const WITHIN: [[u64; MAX_DISTANCE + 1]; NUM_SQUARES] = build_within();
 
 /// Sum over the `hunted` stones of the distance to the nearest `hunter`.
 fn hunt_distance(hunters: Bitboard, hunted: Bitboard) -> i32 {
+    if hunters.is_empty() {
+        return 0;
+    }
     hunted
         .into_iter()
         .map(|v| {
-            hunters
-                .into_iter()
-                .map(|h| distance(h, v))
-                .min()
-                .unwrap_or(0)
+            let rings = &WITHIN[v.index()];
+            rings
+                .iter()
+                .position(|&r| r & hunters.bits() != 0)
+                .unwrap_or(0) as i32
         })
         .sum()
 }
@@ -139,6 +163,13 @@ mod tests {
             assert_eq!(sum, evaluate(&p));
             assert_eq!(evaluate(&p), evaluate(&p.flip()), "{fen}");
         }
+    }
+
+    #[test]
+    fn hunt_distance_is_the_nearest_hunter_per_stone() {
+        // Black a1 and i5; white e3 is 4 from both, white h4 is 1 from i5.
+        let p = parse_position("8B/7W1/4W4/9/B8 w").unwrap();
+        assert_eq!(hunt_distance(p.us(), p.them()), 4 + 1);
     }
 
     #[test]

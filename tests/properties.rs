@@ -1,5 +1,8 @@
 //! Properties of the rules core over positions from random playouts.
 
+mod common;
+
+use common::playout;
 use proptest::prelude::*;
 use vato::evaluate::{evaluate, terms};
 use vato::movegen::{count_turns, has_capture, legal_routes, legal_turns};
@@ -7,25 +10,6 @@ use vato::notation::{parse_turn, spell_turn, spelled_turns};
 use vato::position::Position;
 use vato::rules::ChainRule;
 use vato::turn::Turn;
-
-/// The positions of a game played from the start by a random player driven by `seed`.
-fn playout(seed: u64, length: usize, chain_rule: ChainRule) -> Vec<Position> {
-    let mut state = seed | 1;
-    let mut position = Position::start();
-    let mut positions = vec![position];
-    for _ in 0..length {
-        let turns = legal_turns(&position, chain_rule);
-        if turns.is_empty() {
-            break;
-        }
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        position = position.play(turns[(state % turns.len() as u64) as usize]);
-        positions.push(position);
-    }
-    positions
-}
 
 /// A symmetry of the board applied to a turn.
 type TurnMap = fn(Turn) -> Turn;

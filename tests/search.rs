@@ -1,6 +1,8 @@
 //! The search through its public interface: forced wins, legal answers everywhere,
 //! exact and repeatable limits.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 use vato::fen::parse_position;
@@ -97,23 +99,8 @@ fn a_blocked_side_has_nothing_to_play() {
     assert!(reports.is_empty());
 }
 
-/// Positions of random games, for checks that must hold everywhere.
 fn playout_positions(seed: u64, length: usize) -> Vec<Position> {
-    let mut state = seed | 1;
-    let mut p = Position::start();
-    let mut out = vec![p];
-    for _ in 0..length {
-        let turns = legal_turns(&p, Rules::default().chain_rule);
-        if turns.is_empty() {
-            break;
-        }
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        p = p.play(turns[(state % turns.len() as u64) as usize]);
-        out.push(p);
-    }
-    out
+    common::playout(seed, length, Rules::default().chain_rule)
 }
 
 #[test]

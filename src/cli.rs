@@ -49,6 +49,12 @@ pub enum Command {
         #[arg(long, default_value_t = crate::bench::DEFAULT_DEPTH)]
         depth: u32,
     },
+    /// Plays engines against each other, refereed by Vato's rules.
+    ///
+    /// Round robin, gauntlet or head-to-head in colour-swapped pairs from the same
+    /// opening, with Elo, LOS, pentanomial counts, SPRT and game records. Every `bestmove`
+    /// is checked; illegal moves, time forfeits, crashes and stalls lose the game.
+    Match(Box<crate::runner::MatchArgs>),
 }
 
 /// Runs a batch job, writing its report to `out`.
@@ -90,6 +96,7 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
             out.flush()?;
             Ok(())
         }
+        Command::Match(args) => crate::runner::run_cli(*args, out),
     }
 }
 

@@ -18,6 +18,7 @@ pub mod perft;
 pub mod position;
 pub mod protocol;
 pub mod rules;
+pub mod runner;
 pub mod search;
 pub mod session;
 pub mod timeman;

@@ -1,0 +1,153 @@
+//! The match runner behind `vato match`: engine-versus-engine tournaments refereed by
+//! Vato's own rules core.
+//!
+//! - [`engine`]: an engine's description and its process, speaking the protocol.
+//! - [`referee`]: one game, turn by turn, with clocks, adjudication and faults.
+//! - [`tournament`]: pairings, scheduling, worker threads, the running report.
+//! - [`standings`] and [`stats`]: tallies, Elo, LOS, pentanomial counts, SPRT.
+//! - [`pgn`]: the game records, written and read back.
+//! - [`openings`]: opening files and the random balanced opening generator.
+//! - [`args`]: the command line.
+
+pub mod args;
+pub mod calendar;
+pub mod engine;
+pub mod openings;
+pub mod pgn;
+pub mod referee;
+pub mod standings;
+pub mod stats;
+pub mod tournament;
+
+pub use args::MatchArgs;
+pub use tournament::{MatchConfig, MatchSummary, run_match};
+
+use anyhow::{Result, anyhow, bail};
+use openings::OpeningSource;
+use pgn::parse_pgn;
+use standings::{Outcome, Standings, sprt_line};
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Runs `vato match`: a summary of a record file, a list of generated openings, or a
+/// match (stopped cleanly by Ctrl-C).
+pub fn run_cli(args: MatchArgs, out: &mut dyn Write) -> Result<()> {
+    if let Some(path) = &args.summary {
+        let sprt = args.sprt()?;
+        let text = summarize(path, sprt.as_ref())?;
+        out.write_all(text.as_bytes())?;
+        return Ok(());
+    }
+    let seed = args.seed();
+    if let Some(count) = args.print_openings {
+        let turns = args
+            .random_openings
+            .expect("clap requires --random-openings");
+        for line in generated_openings(count, turns, args.rules(), seed)? {
+            writeln!(out, "{line}")?;
+        }
+        return Ok(());
+    }
+    let config = args.config(seed)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("Stopping: abandoning the games in progress (Ctrl-C again quits at once)");
+    })
+    .map_err(|e| anyhow!("cannot install the Ctrl-C handler: {e}"))?;
+    let summary = run_match(&config, &stop, out)?;
+    if summary.interrupted {
+        bail!("interrupted");
+    }
+    Ok(())
+}
+
+/// `count` distinct random balanced openings of `turns` turns, as opening-file lines.
+pub fn generated_openings(
+    count: usize,
+    turns: u32,
+    rules: crate::rules::Rules,
+    seed: u64,
+) -> Result<Vec<String>> {
+    let source = OpeningSource::Random { turns, seed };
+    let mut seen = HashSet::new();
+    let mut lines = Vec::new();
+    let mut index = 0u64;
+    // Short openings have few distinct outcomes; give up rather than loop for ever.
+    let limit = (count as u64 + 10) * 100;
+    while lines.len() < count {
+        if index >= limit {
+            bail!(
+                "found only {} distinct openings of {turns} turns in {limit} tries",
+                lines.len()
+            );
+        }
+        let opening = source.opening(index, rules)?;
+        index += 1;
+        let end = *opening.game(rules).position();
+        if seen.insert((
+            end.stones(crate::position::Color::White),
+            end.stones(crate::position::Color::Black),
+            end.side_to_move(),
+        )) {
+            lines.push(opening.to_string());
+        }
+    }
+    Ok(lines)
+}
+
+/// Reads a record file, replays every game and returns the standings report. A game that
+/// does not replay is reported and left out.
+pub fn summarize(path: &Path, sprt: Option<&stats::Sprt>) -> Result<String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
+    let games = parse_pgn(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let mut report = String::new();
+    let mut standings = Standings::default();
+    let mut unfinished = 0;
+    for game in &games {
+        if let Err(e) = game.replay() {
+            report.push_str(&format!("warning: {}: {e}; left out\n", path.display()));
+            continue;
+        }
+        let (Some(result), Some(white), Some(black)) =
+            (game.result(), game.tag("White"), game.tag("Black"))
+        else {
+            unfinished += 1;
+            continue;
+        };
+        standings.add(&Outcome {
+            white: white.to_string(),
+            black: black.to_string(),
+            pair: game.tag("Round").unwrap_or("?").to_string(),
+            result,
+            termination: game.termination().unwrap_or(pgn::Termination::Normal),
+        });
+    }
+    report.push_str(&format!(
+        "{}: {} games{}\n",
+        path.display(),
+        games.len(),
+        if unfinished > 0 {
+            format!(" ({unfinished} unfinished, not counted)")
+        } else {
+            String::new()
+        }
+    ));
+    report.push_str(&standings.report(None));
+    if let (Some(sprt), Some(pairing)) = (sprt, standings.pairings().first()) {
+        report.push_str(&format!(
+            "{} vs {}: {}\n",
+            pairing.first,
+            pairing.second,
+            sprt_line(sprt, &pairing.pairs)
+        ));
+    }
+    Ok(report)
+}

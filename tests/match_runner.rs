@@ -1,0 +1,592 @@
+//! The match runner as a user drives it: `vato match` started as a child process, playing
+//! real tournaments between real engines (Vato itself at depth 1 or 2) and between Vato
+//! and the faulty stand-in engines of `tests/fixtures/`.
+//!
+//! No test asserts how long anything took; the stand-ins' time-outs and margins are kept
+//! short only so that the file runs in a few seconds.
+
+#![cfg(unix)]
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use vato::runner::pgn::{GameResult, PgnGame, Termination, parse_pgn};
+
+const VATO: &str = env!("CARGO_BIN_EXE_vato");
+
+/// A scratch directory for one test, removed when the test ends well.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("vato-match-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    fn arg(&self, name: &str) -> String {
+        self.path(name).to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn fixture(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Runs `vato match` with `args`; the diagnostics stay off so that errors are one line.
+fn vato_match(args: &[String]) -> Output {
+    Command::new(VATO)
+        .arg("match")
+        .args(args)
+        .env("RUST_BACKTRACE", "0")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("cannot run vato")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn words(line: &str) -> Vec<String> {
+    line.split_whitespace().map(String::from).collect()
+}
+
+/// `--engine` words for Vato itself.
+fn vato_engine(name: &str, limit: &str) -> Vec<String> {
+    words(&format!("--engine name={name} cmd={VATO} {limit}"))
+}
+
+/// `--engine` words for a stand-in engine, which gets Vato's path to find legal turns.
+fn stand_in(name: &str, script: &str, limits: &str) -> Vec<String> {
+    let mut w = words(&format!("--engine name={name} cmd=bash"));
+    w.push(format!("arg={}", fixture(script)));
+    w.push(format!("arg={VATO}"));
+    w.extend(words(limits));
+    w
+}
+
+fn read_records(path: &Path) -> Vec<PgnGame> {
+    let games = parse_pgn(&fs::read_to_string(path).expect("the match wrote records"))
+        .expect("the records parse");
+    for game in &games {
+        game.replay()
+            .unwrap_or_else(|e| panic!("a record does not replay: {e}"));
+    }
+    games
+}
+
+/// The first engine's W/D/L from the standings line `W/D/L w/d/l` after `Final results:`.
+fn final_wdl(stdout: &str) -> (u64, u64, u64) {
+    let last = stdout
+        .rsplit("Final results:")
+        .next()
+        .expect("final results are printed");
+    let line = last
+        .lines()
+        .find(|l| l.trim_start().starts_with("W/D/L "))
+        .expect("a W/D/L line");
+    let numbers: Vec<u64> = line.trim_start()["W/D/L ".len()..]
+        .split(',')
+        .next()
+        .unwrap()
+        .split('/')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    (numbers[0], numbers[1], numbers[2])
+}
+
+fn assert_success(output: &Output) -> String {
+    let stdout = text(&output.stdout);
+    assert!(
+        output.status.success(),
+        "vato match failed: {}\n{stdout}\n{}",
+        output.status,
+        text(&output.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn self_play_results_add_up_and_records_replay() {
+    let scratch = Scratch::new("selfplay");
+    let pgn = scratch.arg("games.pgn");
+    let mut args = vato_engine("deep", "depth=2");
+    args.extend(vato_engine("shallow", "depth=1"));
+    args.extend(words(&format!(
+        "--games 6 --concurrency 2 --random-openings 4 --seed 11 --report-every 2 --pgn {pgn}"
+    )));
+    let stdout = assert_success(&vato_match(&args));
+
+    // A progress line per game and a standings block every two games.
+    assert_eq!(stdout.matches("\nGame ").count(), 6, "{stdout}");
+    assert!(stdout.matches("Standings after ").count() >= 3, "{stdout}");
+
+    let games = read_records(Path::new(&pgn));
+    assert_eq!(games.len(), 6);
+    let (wins, draws, losses) = final_wdl(&stdout);
+    assert_eq!(wins + draws + losses, 6);
+    // The standings are the records' results, from the first engine's side.
+    let mut counted = (0, 0, 0);
+    for game in &games {
+        let deep_is_white = game.tag("White") == Some("deep");
+        match (game.result().unwrap(), deep_is_white) {
+            (GameResult::Draw, _) => counted.1 += 1,
+            (GameResult::WhiteWins, true) | (GameResult::BlackWins, false) => counted.0 += 1,
+            _ => counted.2 += 1,
+        }
+        assert_eq!(game.termination(), Some(Termination::Normal));
+        assert!(game.tag("Date").is_some() && game.tag("TimeControl").is_some());
+    }
+    assert_eq!(counted, (wins, draws, losses));
+
+    // Records come in schedule order, and the two games of a pair share the round, the
+    // opening and the engines, with the colours swapped.
+    let mut pairs: HashMap<String, Vec<&PgnGame>> = HashMap::new();
+    for game in &games {
+        pairs
+            .entry(game.tag("Round").unwrap().to_string())
+            .or_default()
+            .push(game);
+    }
+    assert_eq!(pairs.len(), 3);
+    for (round, pair) in &pairs {
+        assert_eq!(pair.len(), 2, "pair {round}");
+        let (a, b) = (pair[0], pair[1]);
+        assert_eq!(a.tag("White"), b.tag("Black"));
+        assert_eq!(a.tag("Black"), b.tag("White"));
+        assert_ne!(a.tag("White"), a.tag("Black"));
+        let book = |g: &PgnGame| -> Vec<String> {
+            g.moves
+                .iter()
+                .filter(|m| m.time.is_none())
+                .map(|m| m.turn.clone())
+                .collect()
+        };
+        assert_eq!(book(a).len(), 4);
+        assert_eq!(book(a), book(b), "pair {round} has one opening");
+        assert_eq!(a.tag("FEN"), b.tag("FEN"));
+    }
+    assert_eq!(games[0].tag("White"), Some("deep"));
+
+    // The summary of the file agrees with the match.
+    let summary = vato_match(&words(&format!("--summary {pgn}")));
+    let summary = assert_success(&summary);
+    assert!(
+        summary.contains(&format!("W/D/L {wins}/{draws}/{losses}")),
+        "{summary}"
+    );
+    assert!(summary.contains("(3 pairs)"), "{summary}");
+}
+
+#[test]
+fn gauntlet_and_round_robin_play_every_pairing() {
+    let scratch = Scratch::new("tournaments");
+    for (kind, expected) in [("gauntlet", 4), ("round-robin", 6)] {
+        let pgn = scratch.arg(&format!("{kind}.pgn"));
+        let mut args = vato_engine("a", "depth=1");
+        args.extend(vato_engine("b", "depth=1"));
+        args.extend(vato_engine("c", "depth=1"));
+        args.extend(words(&format!(
+            "--tournament {kind} --games 2 --max-turns 12 --pgn {pgn} --report-every 0"
+        )));
+        let stdout = assert_success(&vato_match(&args));
+        let games = read_records(Path::new(&pgn));
+        assert_eq!(games.len(), expected, "{kind}");
+        let mut seen: Vec<(String, String)> = games
+            .iter()
+            .map(|g| {
+                (
+                    g.tag("White").unwrap().into(),
+                    g.tag("Black").unwrap().into(),
+                )
+            })
+            .collect();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(
+            seen.len(),
+            expected,
+            "{kind}: each pairing plays both colours"
+        );
+        if kind == "gauntlet" {
+            assert!(
+                games
+                    .iter()
+                    .all(|g| g.tag("White") == Some("a") || g.tag("Black") == Some("a"))
+            );
+        }
+        // Points over the table add up to the number of games.
+        assert!(stdout.contains("rank"), "{stdout}");
+        for game in &games {
+            if game.termination() == Some(Termination::Adjudication) {
+                assert_eq!(game.result(), Some(GameResult::Draw));
+                assert!(game.moves.len() <= 12);
+            }
+        }
+    }
+}
+
+#[test]
+fn openings_from_a_file_in_order() {
+    let scratch = Scratch::new("openings");
+    let book = scratch.path("book.txt");
+    fs::write(
+        &book,
+        "# two openings\nstartpos d3e3W d4c3A\n\n9/9/4W4/9/B8 w 0 1  # a quiet ending\n",
+    )
+    .unwrap();
+    let pgn = scratch.arg("games.pgn");
+    let mut args = vato_engine("x", "depth=1");
+    args.extend(vato_engine("y", "depth=1"));
+    args.extend(words(&format!(
+        "--games 4 --openings {} --no-capture-limit 20 --pgn {pgn}",
+        book.display()
+    )));
+    assert_success(&vato_match(&args));
+    let games = read_records(Path::new(&pgn));
+    assert_eq!(games.len(), 4);
+    assert_eq!(games[0].moves[0].turn, "d3e3W");
+    assert_eq!(games[1].moves[1].turn, "d4c3A");
+    assert_eq!(games[0].tag("FEN"), None);
+    assert_eq!(games[2].tag("FEN"), Some("9/9/4W4/9/B8 w 0 1"));
+    assert_eq!(games[3].tag("NoCaptureLimit"), Some("20"));
+    assert_eq!(games[2].termination(), Some(Termination::Normal));
+
+    let bad = scratch.path("bad.txt");
+    fs::write(&bad, "startpos\nstartpos e5e4\n").unwrap();
+    let mut args = vato_engine("x", "depth=1");
+    args.extend(vato_engine("y", "depth=1"));
+    args.extend(words(&format!("--openings {}", bad.display())));
+    let output = vato_match(&args);
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("line 2: turn 1 'e5e4' is illegal"),
+        "{stderr}"
+    );
+}
+
+/// Plays two games (one pair) of Vato against a stand-in and checks that the stand-in
+/// lost both with `termination` and that the match still ended normally.
+fn fault_match(name: &str, script: &str, limits: &str, termination: Termination, detail: &str) {
+    // Two tests use the same stand-in: the termination keeps their directories apart.
+    let scratch = Scratch::new(&format!(
+        "{name}-{}",
+        termination.as_str().replace(' ', "-")
+    ));
+    let pgn = scratch.arg("games.pgn");
+    let logs = scratch.arg("logs");
+    let mut args = vato_engine("vato", "depth=1");
+    args.extend(stand_in(name, script, limits));
+    args.extend(words(&format!("--games 2 --pgn {pgn} --log-dir {logs}")));
+    let stdout = assert_success(&vato_match(&args));
+    assert_eq!(final_wdl(&stdout), (2, 0, 0), "{stdout}");
+    assert!(stdout.contains(&format!("{termination} 2")), "{stdout}");
+    let games = read_records(Path::new(&pgn));
+    assert_eq!(games.len(), 2);
+    for game in &games {
+        assert_eq!(game.termination(), Some(termination));
+        let loser_is_white = game.tag("White") == Some(name);
+        let expected = if loser_is_white {
+            GameResult::BlackWins
+        } else {
+            GameResult::WhiteWins
+        };
+        assert_eq!(game.result(), Some(expected));
+        let reason = game.closing.join(" ");
+        assert!(reason.starts_with(&format!("{name} (")), "{reason}");
+        assert!(reason.contains(detail), "{reason}");
+    }
+    // The protocol logs show what happened.
+    let log = fs::read_to_string(scratch.path("logs").join(format!("{name}-1.log"))).unwrap();
+    assert!(log.contains(">> uci"), "{log}");
+}
+
+#[test]
+fn an_illegal_move_loses() {
+    fault_match(
+        "illegal",
+        "illegal.sh",
+        "depth=1 timeout=5000",
+        Termination::IllegalMove,
+        "played an illegal move: 'e3e5'",
+    );
+}
+
+#[test]
+fn a_crash_loses_and_the_engine_is_restarted() {
+    fault_match(
+        "crash",
+        "crash.sh",
+        "depth=1 timeout=5000",
+        Termination::Crash,
+        "crashed: its output closed",
+    );
+    // Run again to look at the log: one start for each game.
+    let scratch = Scratch::new("crash-log");
+    let logs = scratch.arg("logs");
+    let mut args = vato_engine("vato", "depth=1");
+    args.extend(stand_in("crash", "crash.sh", "depth=1"));
+    args.extend(words(&format!("--games 4 --log-dir {logs}")));
+    let stdout = assert_success(&vato_match(&args));
+    assert_eq!(final_wdl(&stdout), (4, 0, 0), "{stdout}");
+    let log = fs::read_to_string(scratch.path("logs").join("crash-1.log")).unwrap();
+    assert_eq!(log.matches(">> uci\n").count(), 4, "{log}");
+}
+
+#[test]
+fn no_answer_to_go_loses_on_time() {
+    fault_match(
+        "silent",
+        "silent.sh",
+        "tc=0.3 timemargin=50",
+        Termination::TimeForfeit,
+        "loses on time",
+    );
+}
+
+#[test]
+fn no_answer_without_a_clock_is_a_stall() {
+    fault_match(
+        "silent",
+        "silent.sh",
+        "depth=1 timeout=500",
+        Termination::Stalled,
+        "no bestmove within 500 ms",
+    );
+}
+
+#[test]
+fn a_late_answer_loses_on_time() {
+    fault_match(
+        "slow",
+        "slow.sh",
+        "movetime=100 timemargin=50",
+        Termination::TimeForfeit,
+        "loses on time",
+    );
+}
+
+#[test]
+fn no_readyok_loses() {
+    fault_match(
+        "noready",
+        "noready.sh",
+        "depth=1 timeout=500",
+        Termination::Stalled,
+        "no readyok within 500 ms",
+    );
+}
+
+#[test]
+fn sprt_stops_the_match_at_a_bound() {
+    let scratch = Scratch::new("sprt");
+    let pgn = scratch.arg("games.pgn");
+    let mut args = vato_engine("vato", "depth=1");
+    args.extend(stand_in("illegal", "illegal.sh", "depth=1"));
+    // No --games: the match goes on until the test decides.
+    args.extend(words(&format!(
+        "--sprt elo0=0 elo1=100 alpha=0.1 beta=0.1 --pgn {pgn}"
+    )));
+    let stdout = assert_success(&vato_match(&args));
+    assert!(stdout.contains("H1 accepted"), "{stdout}");
+    assert!(stdout.contains("(bounds -2.20, 2.20)"), "{stdout}");
+    let games = read_records(Path::new(&pgn));
+    assert!(
+        !games.is_empty() && games.len().is_multiple_of(2),
+        "{} games",
+        games.len()
+    );
+    // The summary computes the same test from the file.
+    let summary = assert_success(&vato_match(&words(&format!(
+        "--summary {pgn} --sprt elo0=0 elo1=100 alpha=0.1 beta=0.1"
+    ))));
+    assert!(summary.contains("LLR"), "{summary}");
+}
+
+#[test]
+fn bad_command_lines_give_one_line_errors() {
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vato_engine("a", "depth=1"),
+            "a match needs at least two --engine",
+        ),
+        (
+            [
+                vato_engine("a", "depth=1"),
+                words("--engine cmd=/nonexistent/engine depth=1"),
+            ]
+            .concat(),
+            "engine 'engine': cannot start",
+        ),
+        (
+            [vato_engine("a", "depth=1"), vato_engine("a", "depth=2")].concat(),
+            "two engines are named 'a'",
+        ),
+        (
+            [
+                vato_engine("a", "depth=1"),
+                words(&format!("--engine cmd={VATO}")),
+            ]
+            .concat(),
+            "has no limit",
+        ),
+        (
+            [vato_engine("a", "depth=1"), vato_engine("b", "speed=9")].concat(),
+            "--engine 2: unknown key 'speed'",
+        ),
+        (
+            [
+                vato_engine("a", "depth=1"),
+                vato_engine("b", "depth=1"),
+                words("--sprt elo0=5 elo1=0"),
+            ]
+            .concat(),
+            "--sprt: elo0 (5) must be below elo1 (0)",
+        ),
+        (
+            [
+                vato_engine("a", "depth=1"),
+                vato_engine("b", "depth=1"),
+                vato_engine("c", "depth=1"),
+                words("--sprt elo0=0 elo1=5"),
+            ]
+            .concat(),
+            "--sprt needs exactly two engines",
+        ),
+        (
+            words("--summary /nonexistent/games.pgn"),
+            "cannot read /nonexistent/games.pgn",
+        ),
+    ];
+    for (args, message) in cases {
+        let output = vato_match(&args);
+        let stderr = text(&output.stderr);
+        assert!(!output.status.success(), "{args:?} succeeded");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn ctrl_c_stops_cleanly() {
+    let scratch = Scratch::new("ctrl-c");
+    let pgn = scratch.arg("games.pgn");
+    let mut args = vec!["match".to_string()];
+    args.extend(vato_engine("a", "depth=1"));
+    args.extend(vato_engine("b", "depth=1"));
+    args.extend(words(&format!(
+        "--games 1000 --random-openings 4 --seed 2 --pgn {pgn}"
+    )));
+    let mut child = Command::new(VATO)
+        .args(&args)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut seen = String::new();
+    // Wait for the first finished game, then interrupt as a terminal's Ctrl-C would.
+    loop {
+        let mut line = String::new();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "{seen}");
+        seen.push_str(&line);
+        if line.starts_with("Game ") {
+            break;
+        }
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "an interrupted match is not a success");
+    assert!(rest.contains("Final results:"), "{rest}");
+    assert!(rest.contains("Match interrupted"), "{rest}");
+    let finished = (seen.clone() + &rest).matches("\nGame ").count();
+    let games = read_records(Path::new(&pgn));
+    assert_eq!(
+        games.len(),
+        finished,
+        "every finished game is recorded, no other"
+    );
+    assert!(games.len() < 1000);
+}
+
+#[test]
+fn the_shipped_openings_are_legal_and_balanced() {
+    use vato::rules::Rules;
+    use vato::runner::openings::{imbalance, read_openings};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/openings.txt");
+    let openings = read_openings(&path, Rules::default()).expect("the file reads");
+    assert!(openings.len() >= 24, "{} openings", openings.len());
+    for opening in &openings {
+        assert_eq!(
+            imbalance(&opening.game(Rules::default())),
+            None,
+            "{opening}"
+        );
+    }
+    let mut lines: Vec<String> = openings.iter().map(|o| o.to_string()).collect();
+    lines.sort();
+    lines.dedup();
+    assert_eq!(lines.len(), openings.len(), "no opening twice");
+}
+
+#[test]
+fn the_scripts_run() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = |name: &str| root.join("scripts").join(name);
+    let smoke = Command::new("bash")
+        .arg(script("smoke.sh"))
+        .arg(VATO)
+        .env("GAMES", "2")
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = assert_success(&smoke);
+    assert!(stdout.contains("Final results:"), "{stdout}");
+    assert!(stdout.contains(": 2 games\n"), "{stdout}");
+    for name in ["sprt.sh", "gauntlet.sh", "smoke.sh"] {
+        let help = Command::new("bash")
+            .arg(script(name))
+            .arg("--help")
+            .output()
+            .unwrap();
+        assert!(help.status.success(), "{name} --help");
+        assert!(text(&help.stdout).starts_with("Usage: scripts/"), "{name}");
+    }
+    for name in ["sprt.sh", "gauntlet.sh"] {
+        let bare = Command::new("bash").arg(script(name)).output().unwrap();
+        assert_eq!(bare.status.code(), Some(2), "{name} without arguments");
+        assert!(text(&bare.stderr).starts_with("Usage: "), "{name}");
+    }
+}

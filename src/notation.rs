@@ -185,9 +185,13 @@ pub fn parse_turn_prefix(text: &str) -> Result<TurnText, TurnError> {
             .parse(rest)
             .expect("opt never fails");
         let (after_point, point) = raw_point(after_dash).map_err(|_| {
-            syntax(format!(
-                "unexpected '{after_dash}' in '{text}', expected a point"
-            ))
+            if after_dash.is_empty() {
+                syntax(format!("'{text}' ends with '-': a point must follow it"))
+            } else {
+                syntax(format!(
+                    "unexpected '{after_dash}' in '{text}', expected a point"
+                ))
+            }
         })?;
         let to = to_square(point)?;
         let (after_kind, step_kind) = opt(kind).parse(after_point).expect("opt never fails");

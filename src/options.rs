@@ -187,9 +187,14 @@ impl EngineOptions {
             }
             Kind::Spin { min, max, .. } => {
                 let text = value.ok_or_else(|| format!("option '{name}' needs a value"))?;
-                let n: i64 = text
-                    .parse()
-                    .map_err(|_| format!("option '{name}' needs a whole number, found '{text}'"))?;
+                let n: i64 = text.parse().map_err(|_| {
+                    let digits = text.strip_prefix('-').unwrap_or(text);
+                    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                        format!("option '{name}' value '{text}' is out of range ({min} to {max})")
+                    } else {
+                        format!("option '{name}' needs a whole number, found '{text}'")
+                    }
+                })?;
                 if !(min..=max).contains(&n) {
                     return Err(format!(
                         "option '{name}' must be between {min} and {max}, found {n}"

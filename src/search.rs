@@ -209,6 +209,9 @@ pub fn search(
     signals: &Signals,
     report: &mut dyn FnMut(Report),
 ) -> Outcome {
+    // The clock starts before any helper thread does, so that starting many threads
+    // counts against the budget rather than beside it.
+    let start = Instant::now();
     request.tt.new_search();
     let threads = request.threads.max(1);
     let shared = Shared {
@@ -219,10 +222,10 @@ pub fn search(
         for id in 1..threads {
             let shared = &shared;
             scope.spawn(move || {
-                Searcher::new(request, signals, shared, id).run(&mut |_| {});
+                Searcher::new(request, signals, shared, id, start).run(&mut |_| {});
             });
         }
-        let mut outcome = Searcher::new(request, signals, &shared, 0).run(report);
+        let mut outcome = Searcher::new(request, signals, &shared, 0, start).run(report);
         shared.done.store(true, Ordering::SeqCst);
         outcome.nodes = shared.total_nodes();
         outcome
@@ -274,12 +277,13 @@ impl<'a> Searcher<'a> {
         signals: &'a Signals,
         shared: &'a Shared,
         id: usize,
+        start: Instant,
     ) -> Searcher<'a> {
         let root = request.history.last().expect("history holds the root");
         let reversible = root.turns_since_capture() as usize + 1;
         let first = request.history.len().saturating_sub(reversible);
         let keys = request.history[first..].iter().map(Position::key).collect();
-        let now = Instant::now();
+        let now = start;
         Searcher {
             request,
             signals,

@@ -285,9 +285,24 @@ impl Session {
                 }
             }
             Ok(Change::Hash) => {
-                // Free the old table before allocating the new one.
+                // Free the old table before allocating the new one; if the new one cannot
+                // be had, go back to the old size.
+                let old_mb = before.hash_mb as usize;
                 self.tt = Arc::new(TranspositionTable::new(1));
-                self.tt = Arc::new(TranspositionTable::new(self.options.hash_mb as usize));
+                match TranspositionTable::try_new(self.options.hash_mb as usize) {
+                    Ok(tt) => self.tt = Arc::new(tt),
+                    Err(_) => {
+                        let wanted = self.options.hash_mb;
+                        self.options = before;
+                        self.tt = Arc::new(
+                            TranspositionTable::try_new(old_mb)
+                                .unwrap_or_else(|_| TranspositionTable::new(1)),
+                        );
+                        self.error(&format!(
+                            "option 'Hash': cannot allocate {wanted} MiB; kept {old_mb} MiB"
+                        ));
+                    }
+                }
             }
             Ok(Change::ClearHash) => self.tt.clear(),
             Ok(Change::Other) => {}
@@ -306,7 +321,7 @@ impl Session {
         for (index, text) in moves.iter().enumerate() {
             if game.status().is_over() {
                 return self.error(&format!(
-                    "position: move {} '{text}' comes after the end of the game ({}); position unchanged",
+                    "position: move {} '{text}' comes after the end of the game: {}; position unchanged",
                     index + 1,
                     describe_status(game.status())
                 ));
@@ -398,7 +413,13 @@ impl Session {
                         })
                     };
                     if outcome.best.is_none() {
-                        out.line("info depth 0 score mate 0");
+                        // Mate 0 is the loser's score; a side to move that has already won
+                        // (its opponent has no stones) gets no score, only the verdict.
+                        if root.them().is_empty() && !root.us().is_empty() {
+                            out.line("info string the game is over: the side to move has won");
+                        } else {
+                            out.line("info depth 0 score mate 0");
+                        }
                     }
                     // `infinite` and `ponder` keep their answer until told: UCI forbids an
                     // early bestmove there.
@@ -510,9 +531,9 @@ impl Session {
             position.side_to_move().name()
         ));
         for term in terms(position) {
-            self.say(&format!("  {:<12} {:>6}", term.name, term.value));
+            self.say(&format!("  {:<14} {:>6}", term.name, term.value));
         }
-        self.say(&format!("  {:<12} {:>6}", "total", evaluate(position)));
+        self.say(&format!("  {:<14} {:>6}", "total", evaluate(position)));
     }
 }
 

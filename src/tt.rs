@@ -62,11 +62,22 @@ const SCORE_SHIFT: u32 = 31;
 impl TranspositionTable {
     /// A cleared table of about `megabytes` MiB (at least one slot).
     pub fn new(megabytes: usize) -> TranspositionTable {
-        let count = (megabytes * 1024 * 1024 / SLOT_BYTES).max(1);
-        TranspositionTable {
-            slots: (0..count).map(|_| Slot::default()).collect(),
+        TranspositionTable::try_new(megabytes).expect("memory for the transposition table")
+    }
+
+    /// A cleared table of about `megabytes` MiB, or an error when the memory cannot be had
+    /// (so that asking for too much is a message, not the end of the process).
+    pub fn try_new(
+        megabytes: usize,
+    ) -> Result<TranspositionTable, std::collections::TryReserveError> {
+        let count = (megabytes.saturating_mul(1024 * 1024) / SLOT_BYTES).max(1);
+        let mut slots = Vec::new();
+        slots.try_reserve_exact(count)?;
+        slots.resize_with(count, Slot::default);
+        Ok(TranspositionTable {
+            slots,
             generation: AtomicU8::new(0),
-        }
+        })
     }
 
     /// Number of slots.

@@ -161,11 +161,7 @@ impl EngineOptions {
     pub fn rules(&self) -> Rules {
         Rules {
             no_capture_limit: self.no_capture_limit,
-            chain_rule: if self.mandatory_continuation {
-                ChainRule::Mandatory
-            } else {
-                ChainRule::Optional
-            },
+            chain_rule: ChainRule::mandatory_if(self.mandatory_continuation),
         }
     }
 

@@ -10,6 +10,17 @@ pub enum ChainRule {
     Mandatory,
 }
 
+impl ChainRule {
+    /// [`ChainRule::Mandatory`] when `mandatory` is set, else the default.
+    pub const fn mandatory_if(mandatory: bool) -> ChainRule {
+        if mandatory {
+            ChainRule::Mandatory
+        } else {
+            ChainRule::Optional
+        }
+    }
+}
+
 /// The default of [`Rules::no_capture_limit`].
 pub const DEFAULT_NO_CAPTURE_LIMIT: u32 = 100;
 

@@ -55,6 +55,12 @@ pub enum Command {
     /// opening, with Elo, LOS, pentanomial counts, SPRT and game records. Every `bestmove`
     /// is checked; illegal moves, time forfeits, crashes and stalls lose the game.
     Match(Box<crate::runner::MatchArgs>),
+    /// Builds, probes and summarises the endgame tablebases.
+    Tablebase {
+        /// What to do with the tables.
+        #[command(subcommand)]
+        action: crate::tablebase::TablebaseCommand,
+    },
 }
 
 /// Runs a batch job, writing its report to `out`.
@@ -97,6 +103,7 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
             Ok(())
         }
         Command::Match(args) => crate::runner::run_cli(*args, out),
+        Command::Tablebase { action } => crate::tablebase::run_cli(action, out),
     }
 }
 

@@ -21,6 +21,7 @@ pub mod rules;
 pub mod runner;
 pub mod search;
 pub mod session;
+pub mod tablebase;
 pub mod timeman;
 pub mod tt;
 pub mod turn;

@@ -1,0 +1,895 @@
+//! Endgame tablebases: the exact value of every position with few stones.
+//!
+//! Positions are counted relative to the side to move: a *layer* `(a, b)` holds every
+//! placement of `a` stones of the side to move and `b` stones of the opponent (`a, b >= 1`),
+//! so one table serves both colours. A placement's index is the rank of the mover's stones
+//! among the `a`-subsets of the 45 points, times `C(45 - a, b)`, plus the rank of the
+//! opponent's stones among the `b`-subsets of the remaining points (combinatorial number
+//! system), so no slot is wasted.
+//!
+//! Every position gets a [`Value`]: win, draw or loss for the side to move, and for wins and
+//! losses the number of turns to the next capture or the end of the game (a "DTZ"), counted
+//! as if there were no repetition rule and no no-capture limit. The winning side reaches a
+//! capture (into a smaller, still won layer) or the end by always playing a turn with the
+//! smallest distance, so it makes progress and never repeats; the losing side prolongs by
+//! playing the largest. When a win's distance plus the turns already played without a
+//! capture exceeds the no-capture limit, the win may not be forceable under that limit: the
+//! table does not know the counter, so the prober must treat such a win as a possible draw.
+//!
+//! Layers are solved from few stones to many. A capture always leads to a smaller, solved
+//! layer; a paika leads from `(a, b)` to `(b, a)`, so the two are solved together by
+//! iterating to a fixed point: in round `n` the positions whose distance is exactly `n` are
+//! found from the values of round `n - 1`.
+
+use crate::bitboard::Bitboard;
+use crate::fen::parse_position;
+use crate::geometry::NUM_SQUARES;
+use crate::movegen::{generate_turns, has_capture, has_legal_turn};
+use crate::notation::spelled_turns;
+use crate::position::{Color, Position};
+use crate::rules::{ChainRule, Rules};
+use crate::turn::Turn;
+use anyhow::{Context, Result, bail};
+use std::collections::HashMap;
+use std::fmt;
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The binomial coefficients `C(n, k)` for `n, k <= 45`.
+static BINOMIAL: [[u64; NUM_SQUARES + 1]; NUM_SQUARES + 1] = binomial_table();
+
+const fn binomial_table() -> [[u64; NUM_SQUARES + 1]; NUM_SQUARES + 1] {
+    let mut table = [[0u64; NUM_SQUARES + 1]; NUM_SQUARES + 1];
+    let mut n = 0;
+    while n <= NUM_SQUARES {
+        table[n][0] = 1;
+        let mut k = 1;
+        while k <= n {
+            table[n][k] = table[n - 1][k - 1] + if k < n { table[n - 1][k] } else { 0 };
+            k += 1;
+        }
+        n += 1;
+    }
+    table
+}
+
+/// `C(n, k)`, zero when `k > n`.
+pub fn binomial(n: usize, k: usize) -> u64 {
+    if k > n || n > NUM_SQUARES {
+        0
+    } else {
+        BINOMIAL[n][k]
+    }
+}
+
+/// The number of positions in layer `(a, b)`: `C(45, a) * C(45 - a, b)`.
+pub fn layer_size(a: usize, b: usize) -> u64 {
+    binomial(NUM_SQUARES, a) * binomial(NUM_SQUARES - a.min(NUM_SQUARES), b)
+}
+
+/// Every layer `(a, b)` with `a, b >= 1` and `a + b == stones`, mover's count descending.
+pub fn layers_with(stones: usize) -> Vec<(usize, usize)> {
+    (1..stones).rev().map(|a| (a, stones - a)).collect()
+}
+
+/// The rank of a set among the sets of its size (combinatorial number system).
+fn rank_set(bits: u64) -> u64 {
+    let mut rank = 0;
+    let mut rest = bits;
+    let mut i = 1;
+    while rest != 0 {
+        let p = rest.trailing_zeros() as usize;
+        rank += BINOMIAL[p][i];
+        rest &= rest - 1;
+        i += 1;
+    }
+    rank
+}
+
+/// The set of `k` elements out of `0..n` with the given rank.
+fn unrank_set(mut rank: u64, k: usize, n: usize) -> u64 {
+    let mut bits = 0u64;
+    let mut top = n;
+    for i in (1..=k).rev() {
+        // The largest p below `top` with C(p, i) <= rank.
+        let mut p = top - 1;
+        while BINOMIAL[p][i] > rank {
+            p -= 1;
+        }
+        bits |= 1 << p;
+        rank -= BINOMIAL[p][i];
+        top = p;
+    }
+    bits
+}
+
+/// Squeezes the points of `bits` outside `taken` down to indices among the free points.
+fn compress(bits: u64, taken: u64) -> u64 {
+    let mut out = 0;
+    let mut rest = bits;
+    while rest != 0 {
+        let p = rest.trailing_zeros();
+        let below = taken & ((1u64 << p) - 1);
+        out |= 1 << (p - below.count_ones());
+        rest &= rest - 1;
+    }
+    out
+}
+
+/// The inverse of [`compress`]: the free point of each compressed index.
+fn expand(bits: u64, taken: u64) -> u64 {
+    let mut out = 0;
+    let mut free = !taken & Bitboard::ALL.bits();
+    let mut q = 0;
+    while free != 0 {
+        let p = free.trailing_zeros();
+        if bits & (1 << q) != 0 {
+            out |= 1 << p;
+        }
+        free &= free - 1;
+        q += 1;
+    }
+    out
+}
+
+/// The index of a placement within its layer `(us.count(), them.count())`.
+pub fn index_of(us: Bitboard, them: Bitboard) -> u64 {
+    let (a, b) = (us.count() as usize, them.count() as usize);
+    rank_set(us.bits()) * binomial(NUM_SQUARES - a, b) + rank_set(compress(them.bits(), us.bits()))
+}
+
+/// The placement `(us, them)` with index `index` in layer `(a, b)`.
+pub fn placement_of(a: usize, b: usize, index: u64) -> (Bitboard, Bitboard) {
+    let width = binomial(NUM_SQUARES - a, b);
+    let us = unrank_set(index / width, a, NUM_SQUARES);
+    let them = expand(unrank_set(index % width, b, NUM_SQUARES - a), us);
+    (Bitboard::from_bits(us), Bitboard::from_bits(them))
+}
+
+/// The position of layer `(a, b)` with index `index`, White to move, counters at zero.
+pub fn position_of(a: usize, b: usize, index: u64) -> Position {
+    let (us, them) = placement_of(a, b, index);
+    Position::new(us, them, Color::White, 0, 1).expect("a placement never overlaps")
+}
+
+/// Win, draw or loss for the side to move.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The side to move can force a win.
+    Win,
+    /// Neither side can force a win.
+    Draw,
+    /// The opponent can force a win.
+    Loss,
+}
+
+/// A position's value for the side to move: the outcome and, for wins and losses, the turns
+/// to the next capture or the end under best play (fastest for the winner, slowest for the
+/// loser). A loss with distance 0 has no legal turn.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Value {
+    /// Win, draw or loss.
+    pub outcome: Outcome,
+    /// Turns to the next capture or the end; 0 for draws.
+    pub distance: u16,
+}
+
+const WIN_BIT: u16 = 0x8000;
+const LOSS_BIT: u16 = 0x4000;
+const DISTANCE_MASK: u16 = 0x3fff;
+const DRAW_CODE: u16 = 0;
+
+impl Value {
+    /// A draw.
+    pub const DRAW: Value = Value {
+        outcome: Outcome::Draw,
+        distance: 0,
+    };
+
+    fn decode(code: u16) -> Value {
+        let distance = code & DISTANCE_MASK;
+        if code & WIN_BIT != 0 {
+            Value {
+                outcome: Outcome::Win,
+                distance,
+            }
+        } else if code & LOSS_BIT != 0 {
+            Value {
+                outcome: Outcome::Loss,
+                distance,
+            }
+        } else {
+            Value::DRAW
+        }
+    }
+
+    /// The value of the turn leading to a child with value `self` (the opponent's view),
+    /// seen by the side that plays it: a capture resets the distance, a paika adds one.
+    pub fn through_turn(self, capture: bool) -> Value {
+        let distance = if capture { 1 } else { self.distance + 1 };
+        match self.outcome {
+            Outcome::Win => Value {
+                outcome: Outcome::Loss,
+                distance,
+            },
+            Outcome::Loss => Value {
+                outcome: Outcome::Win,
+                distance,
+            },
+            Outcome::Draw => Value::DRAW,
+        }
+    }
+
+    /// An ordering key: larger is better for the side to move (fast wins, slow losses).
+    pub fn preference(self) -> i32 {
+        match self.outcome {
+            Outcome::Win => 100_000 - i32::from(self.distance),
+            Outcome::Draw => 0,
+            Outcome::Loss => -100_000 + i32::from(self.distance),
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.outcome {
+            Outcome::Win => write!(f, "win {}", self.distance),
+            Outcome::Draw => write!(f, "draw"),
+            Outcome::Loss => write!(f, "loss {}", self.distance),
+        }
+    }
+}
+
+fn win_code(distance: u16) -> u16 {
+    WIN_BIT | distance
+}
+
+fn loss_code(distance: u16) -> u16 {
+    LOSS_BIT | distance
+}
+
+/// Identifies table files: "VATO TB" and a newline, so a text dump shows what it is.
+const MAGIC: [u8; 8] = *b"VATO TB\n";
+/// The file format; bump it when the layout or the meaning of a value changes.
+pub const FORMAT_VERSION: u32 = 1;
+const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 4 + 8 + 8;
+
+/// The file name of layer `(a, b)`.
+pub fn layer_file_name(a: usize, b: usize) -> String {
+    format!("vato-{a}v{b}.vtb")
+}
+
+/// FNV-1a over the data, enough to catch truncation and bit rot.
+fn checksum(data: &[u16]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &v in data {
+        for byte in v.to_le_bytes() {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    hash
+}
+
+fn chain_rule_code(rule: ChainRule) -> u32 {
+    match rule {
+        ChainRule::Optional => 0,
+        ChainRule::Mandatory => 1,
+    }
+}
+
+/// Writes a layer to `dir`, through a temporary file renamed at the end, so that a build
+/// killed half-way never leaves a file that looks finished.
+fn write_layer(dir: &Path, rules: &Rules, a: usize, b: usize, data: &[u16]) -> Result<()> {
+    let mut bytes = Vec::with_capacity(HEADER_LEN + 2 * data.len());
+    bytes.extend_from_slice(&MAGIC);
+    bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    bytes.extend_from_slice(&rules.no_capture_limit.to_le_bytes());
+    bytes.extend_from_slice(&chain_rule_code(rules.chain_rule).to_le_bytes());
+    bytes.extend_from_slice(&[a as u8, b as u8, 0, 0]);
+    bytes.extend_from_slice(&(data.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&checksum(data).to_le_bytes());
+    for &v in data {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    let path = dir.join(layer_file_name(a, b));
+    let partial = path.with_extension("partial");
+    fs::write(&partial, &bytes).with_context(|| format!("writing {}", partial.display()))?;
+    fs::rename(&partial, &path).with_context(|| format!("renaming to {}", path.display()))?;
+    Ok(())
+}
+
+/// Reads and checks layer `(a, b)` from `dir`; `Ok(None)` when the file does not exist.
+/// The chain rule must match, since it changes the values; the no-capture limit is
+/// recorded but does not (the distances are computed without it).
+fn read_layer(dir: &Path, rules: &Rules, a: usize, b: usize) -> Result<Option<Vec<u16>>> {
+    let path = dir.join(layer_file_name(a, b));
+    let mut file = match fs::File::open(&path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("opening {}", path.display())),
+    };
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .with_context(|| format!("reading {}", path.display()))?;
+    let name = path.display();
+    if bytes.len() < HEADER_LEN || bytes[..8] != MAGIC {
+        bail!("{name}: not a Vato tablebase file");
+    }
+    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+    let long = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    if word(8) != FORMAT_VERSION {
+        bail!(
+            "{name}: format version {} (expected {FORMAT_VERSION})",
+            word(8)
+        );
+    }
+    if word(16) != chain_rule_code(rules.chain_rule) {
+        bail!("{name}: built for another chain rule");
+    }
+    if (usize::from(bytes[20]), usize::from(bytes[21])) != (a, b) {
+        bail!("{name}: holds layer {}v{}", bytes[20], bytes[21]);
+    }
+    let count = long(24);
+    if count != layer_size(a, b) || bytes.len() as u64 != HEADER_LEN as u64 + 2 * count {
+        bail!("{name}: wrong size");
+    }
+    let data: Vec<u16> = bytes[HEADER_LEN..]
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    if checksum(&data) != long(32) {
+        bail!("{name}: checksum mismatch");
+    }
+    Ok(Some(data))
+}
+
+/// A set of solved layers, loaded from a directory on demand.
+pub struct Tablebase {
+    dir: PathBuf,
+    rules: Rules,
+    layers: HashMap<(usize, usize), Vec<u16>>,
+}
+
+impl Tablebase {
+    /// Tables in `dir` for the given rules; nothing is read until a position is probed.
+    pub fn new(dir: impl Into<PathBuf>, rules: Rules) -> Tablebase {
+        Tablebase {
+            dir: dir.into(),
+            rules,
+            layers: HashMap::new(),
+        }
+    }
+
+    /// Loads layer `(a, b)` if needed; false when its file does not exist.
+    fn load(&mut self, a: usize, b: usize) -> Result<bool> {
+        if self.layers.contains_key(&(a, b)) {
+            return Ok(true);
+        }
+        match read_layer(&self.dir, &self.rules, a, b)? {
+            Some(data) => {
+                self.layers.insert((a, b), data);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// The value of `position` for its side to move, or `None` when its layer is not in
+    /// the tables (or a side has no stones, which is not a position the tables hold).
+    pub fn probe(&mut self, position: &Position) -> Result<Option<Value>> {
+        let (us, them) = (position.us(), position.them());
+        let (a, b) = (us.count() as usize, them.count() as usize);
+        if a == 0 || b == 0 || !self.load(a, b)? {
+            return Ok(None);
+        }
+        let code = self.layers[&(a, b)][index_of(us, them) as usize];
+        Ok(Some(Value::decode(code)))
+    }
+
+    /// Every legal turn of `position` with its value for the side to move, best first;
+    /// `None` when some child is not in the tables.
+    pub fn probe_turns(&mut self, position: &Position) -> Result<Option<Vec<(String, Value)>>> {
+        let mut out = Vec::new();
+        for (text, turn) in spelled_turns(position, self.rules.chain_rule) {
+            let child = position.play(turn);
+            let value = if child.us().is_empty() {
+                Value {
+                    outcome: Outcome::Win,
+                    distance: 1,
+                }
+            } else {
+                match self.probe(&child)? {
+                    Some(v) => v.through_turn(turn.is_capture()),
+                    None => return Ok(None),
+                }
+            };
+            out.push((text, value));
+        }
+        out.sort_by_key(|(text, value)| (-value.preference(), text.clone()));
+        Ok(Some(out))
+    }
+
+    /// Counts of layer `(a, b)`, or `None` when it is not built.
+    pub fn layer_stats(&mut self, a: usize, b: usize) -> Result<Option<LayerStats>> {
+        if !self.load(a, b)? {
+            return Ok(None);
+        }
+        Ok(Some(LayerStats::of(a, b, &self.layers[&(a, b)])))
+    }
+}
+
+/// What one layer holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LayerStats {
+    /// Stones of the side to move.
+    pub a: usize,
+    /// Stones of the opponent.
+    pub b: usize,
+    /// Positions in the layer.
+    pub positions: u64,
+    /// Wins for the side to move.
+    pub wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Losses for the side to move.
+    pub losses: u64,
+    /// The largest distance of a win or a loss.
+    pub longest: u16,
+}
+
+impl LayerStats {
+    fn of(a: usize, b: usize, data: &[u16]) -> LayerStats {
+        let mut stats = LayerStats {
+            a,
+            b,
+            positions: data.len() as u64,
+            ..LayerStats::default()
+        };
+        for &code in data {
+            let value = Value::decode(code);
+            match value.outcome {
+                Outcome::Win => stats.wins += 1,
+                Outcome::Draw => stats.draws += 1,
+                Outcome::Loss => stats.losses += 1,
+            }
+            stats.longest = stats.longest.max(value.distance);
+        }
+        stats
+    }
+}
+
+/// How a build reports progress.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// Nothing on standard error.
+    Quiet,
+    /// One line per round and per layer, with an estimate of the time left.
+    Stderr,
+}
+
+/// What a build did with each layer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildReport {
+    /// Layers solved in this run.
+    pub solved: Vec<(usize, usize)>,
+    /// Layers found finished on disk and kept.
+    pub kept: Vec<(usize, usize)>,
+}
+
+/// Solves every layer of up to `stones` stones into `dir`, smallest first, skipping layers
+/// whose files are already there and valid. Uses `threads` threads.
+pub fn build(
+    dir: &Path,
+    stones: usize,
+    rules: &Rules,
+    threads: usize,
+    progress: Progress,
+) -> Result<BuildReport> {
+    if !(2..=8).contains(&stones) {
+        bail!("--stones must be between 2 and 8");
+    }
+    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut solved: HashMap<(usize, usize), Vec<u16>> = HashMap::new();
+    let mut report = BuildReport {
+        solved: Vec::new(),
+        kept: Vec::new(),
+    };
+    let total: u64 = (2..=stones)
+        .flat_map(layers_with)
+        .map(|(a, b)| layer_size(a, b))
+        .sum();
+    let mut done: u64 = 0;
+    let started = Instant::now();
+    for n in 2..=stones {
+        for (a, b) in layers_with(n) {
+            if a < b {
+                continue; // solved together with (b, a)
+            }
+            let pair = if a == b {
+                vec![(a, b)]
+            } else {
+                vec![(a, b), (b, a)]
+            };
+            let existing: Vec<Option<Vec<u16>>> = pair
+                .iter()
+                .map(|&(x, y)| read_layer(dir, rules, x, y))
+                .collect::<Result<_>>()?;
+            let size: u64 = pair.iter().map(|&(x, y)| layer_size(x, y)).sum();
+            if existing.iter().all(Option::is_some) {
+                for (&layer, data) in pair.iter().zip(existing) {
+                    solved.insert(layer, data.expect("checked"));
+                    report.kept.push(layer);
+                }
+                done += size;
+                if progress == Progress::Stderr {
+                    eprintln!("layer {a}v{b}: already built, kept");
+                }
+                continue;
+            }
+            let layer_started = Instant::now();
+            let tables = solve_pair(a, b, &solved, rules, threads, progress)?;
+            for (&(x, y), data) in pair.iter().zip(&tables) {
+                write_layer(dir, rules, x, y, data)?;
+                report.solved.push((x, y));
+            }
+            for (&layer, data) in pair.iter().zip(tables) {
+                solved.insert(layer, data);
+            }
+            done += size;
+            if progress == Progress::Stderr {
+                let elapsed = started.elapsed().as_secs_f64();
+                // Time per position grows with the stones, so this estimate is a floor.
+                let left = elapsed / done as f64 * (total - done) as f64;
+                eprintln!(
+                    "layer {a}v{b}: {size} positions in {:.1} s; {done}/{total} positions \
+                     done ({:.1}%), at least {:.0} s left",
+                    layer_started.elapsed().as_secs_f64(),
+                    100.0 * done as f64 / total as f64,
+                    left
+                );
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// How a pending position fared in one round.
+enum Verdict {
+    /// Solved with this code.
+    Solved(u16),
+    /// A draw for good: every turn captures (so no later round changes it) and none wins.
+    Draw,
+    /// Still open.
+    Open,
+}
+
+/// Solves `(a, b)` and `(b, a)` (one layer when `a == b`), given every smaller layer.
+fn solve_pair(
+    a: usize,
+    b: usize,
+    smaller: &HashMap<(usize, usize), Vec<u16>>,
+    rules: &Rules,
+    threads: usize,
+    progress: Progress,
+) -> Result<Vec<Vec<u16>>> {
+    let pair: Vec<(usize, usize)> = if a == b {
+        vec![(a, b)]
+    } else {
+        vec![(a, b), (b, a)]
+    };
+    for &(x, y) in &pair {
+        if layer_size(x, y) > u64::from(u32::MAX) {
+            bail!("layer {x}v{y} is too large for this builder");
+        }
+    }
+    let mut tables: Vec<Vec<u16>> = pair
+        .iter()
+        .map(|&(x, y)| vec![DRAW_CODE; layer_size(x, y) as usize])
+        .collect();
+    // Round 0: positions without a legal turn are lost on the spot.
+    let mut pending: Vec<Vec<u32>> = Vec::new();
+    for (slot, &(x, y)) in pair.iter().enumerate() {
+        let mut open = Vec::new();
+        for index in 0..layer_size(x, y) {
+            if has_legal_turn(&position_of(x, y, index)) {
+                open.push(index as u32);
+            } else {
+                tables[slot][index as usize] = loss_code(0);
+            }
+        }
+        pending.push(open);
+    }
+    let chain_rule = rules.chain_rule;
+    let mut round: u16 = 1;
+    loop {
+        let mut changed = 0usize;
+        let mut updates: Vec<Vec<(u32, u16)>> = Vec::new();
+        let mut next_pending: Vec<Vec<u32>> = Vec::new();
+        for (slot, &(x, y)) in pair.iter().enumerate() {
+            let other = if pair.len() == 2 { 1 - slot } else { slot };
+            let lookup = Lookup {
+                same: &tables[other],
+                smaller,
+            };
+            let chunk = pending[slot].len().div_ceil(threads.max(1)).max(1);
+            let results: Vec<RoundPart> = std::thread::scope(|scope| {
+                let handles: Vec<_> = pending[slot]
+                    .chunks(chunk)
+                    .map(|part| {
+                        let lookup = &lookup;
+                        scope.spawn(move || {
+                            let mut turns = Vec::new();
+                            let mut solved = Vec::new();
+                            let mut open = Vec::new();
+                            for &index in part {
+                                let position = position_of(x, y, u64::from(index));
+                                match judge(&position, lookup, chain_rule, &mut turns) {
+                                    Verdict::Solved(code) => solved.push((index, code)),
+                                    Verdict::Draw => {}
+                                    Verdict::Open => open.push(index),
+                                }
+                            }
+                            (solved, open)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a solver thread panicked"))
+                    .collect()
+            });
+            let mut slot_updates = Vec::new();
+            let mut slot_open = Vec::new();
+            for (s, o) in results {
+                slot_updates.extend(s);
+                slot_open.extend(o);
+            }
+            changed += slot_updates.len();
+            updates.push(slot_updates);
+            next_pending.push(slot_open);
+        }
+        // Applied only after the round, so every value read in round n is from before it
+        // and a distance found in round n is exactly n.
+        for (slot, slot_updates) in updates.into_iter().enumerate() {
+            for (index, code) in slot_updates {
+                debug_assert_eq!(code & DISTANCE_MASK, round);
+                tables[slot][index as usize] = code;
+            }
+        }
+        pending = next_pending;
+        if progress == Progress::Stderr {
+            let open: usize = pending.iter().map(Vec::len).sum();
+            eprintln!("  {a}v{b} round {round}: {changed} solved, {open} open");
+        }
+        if changed == 0 {
+            break;
+        }
+        if round == DISTANCE_MASK {
+            bail!("distances beyond {DISTANCE_MASK} turns do not fit the format");
+        }
+        round += 1;
+    }
+    Ok(tables)
+}
+
+/// One thread's share of a round: the positions it solved and those still open.
+type RoundPart = (Vec<(u32, u16)>, Vec<u32>);
+
+/// Where the values of children are: the partner layer of the pair, and smaller layers.
+struct Lookup<'a> {
+    same: &'a [u16],
+    smaller: &'a HashMap<(usize, usize), Vec<u16>>,
+}
+
+/// One round's verdict on a position from the values known so far.
+fn judge(
+    position: &Position,
+    lookup: &Lookup,
+    chain_rule: ChainRule,
+    turns: &mut Vec<Turn>,
+) -> Verdict {
+    generate_turns(position, chain_rule, turns);
+    let captures = has_capture(position);
+    let mut best_win: Option<u16> = None;
+    let mut worst_loss: u16 = 0;
+    let mut all_lost = true;
+    for &turn in turns.iter() {
+        let child = position.play(turn);
+        let (us, them) = (child.us(), child.them());
+        if us.is_empty() {
+            best_win = Some(1);
+            break;
+        }
+        let code = if turn.is_capture() {
+            let layer = (us.count() as usize, them.count() as usize);
+            lookup
+                .smaller
+                .get(&layer)
+                .expect("smaller layers are solved first")[index_of(us, them) as usize]
+        } else {
+            lookup.same[index_of(us, them) as usize]
+        };
+        let value = Value::decode(code);
+        let known = code != DRAW_CODE || turn.is_capture();
+        if !known {
+            all_lost = false;
+            continue;
+        }
+        let mine = value.through_turn(turn.is_capture());
+        match mine.outcome {
+            Outcome::Win => {
+                best_win = Some(best_win.map_or(mine.distance, |d| d.min(mine.distance)));
+            }
+            Outcome::Loss => worst_loss = worst_loss.max(mine.distance),
+            Outcome::Draw => all_lost = false,
+        }
+    }
+    if let Some(d) = best_win {
+        Verdict::Solved(win_code(d))
+    } else if all_lost {
+        Verdict::Solved(loss_code(worst_loss))
+    } else if captures {
+        Verdict::Draw
+    } else {
+        Verdict::Open
+    }
+}
+
+/// The `vato tablebase` jobs.
+#[derive(Debug, clap::Subcommand)]
+pub enum TablebaseCommand {
+    /// Solves every position with up to N stones into DIR (finished layers are kept).
+    Build {
+        /// The most stones on the board, both sides together.
+        #[arg(long, value_parser = clap::value_parser!(u8).range(2..=8))]
+        stones: u8,
+        /// Where the layer files go.
+        #[arg(long)]
+        dir: PathBuf,
+        /// Threads to solve with; default all cores.
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Prints a position's value and every legal turn with its value.
+    Probe {
+        /// The position.
+        #[arg(long)]
+        fen: String,
+        /// Where the layer files are.
+        #[arg(long)]
+        dir: PathBuf,
+    },
+    /// Prints per layer: positions, wins, draws, losses and the longest distance.
+    Stats {
+        /// Where the layer files are.
+        #[arg(long)]
+        dir: PathBuf,
+    },
+}
+
+/// Runs a `vato tablebase` job, writing its report to `out`. The tables follow the
+/// default rules.
+pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
+    let rules = Rules::default();
+    match command {
+        TablebaseCommand::Build {
+            stones,
+            dir,
+            threads,
+        } => {
+            let threads = threads.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            });
+            let started = Instant::now();
+            let report = build(&dir, stones.into(), &rules, threads, Progress::Stderr)?;
+            writeln!(
+                out,
+                "{} layers solved, {} kept, in {:.1} s",
+                report.solved.len(),
+                report.kept.len(),
+                started.elapsed().as_secs_f64()
+            )?;
+        }
+        TablebaseCommand::Probe { fen, dir } => {
+            let position = parse_position(&fen).context("bad --fen")?;
+            let mut tablebase = Tablebase::new(dir, rules);
+            match tablebase.probe(&position)? {
+                None => writeln!(out, "not in the tables")?,
+                Some(value) => {
+                    writeln!(out, "value: {value}")?;
+                    if let Some(turns) = tablebase.probe_turns(&position)? {
+                        for (text, value) in turns {
+                            writeln!(out, "{text}: {value}")?;
+                        }
+                    }
+                }
+            }
+        }
+        TablebaseCommand::Stats { dir } => {
+            let mut tablebase = Tablebase::new(dir, rules);
+            writeln!(
+                out,
+                "| stones | layer | positions | wins | draws | losses | longest |"
+            )?;
+            writeln!(out, "|---|---|---:|---:|---:|---:|---:|")?;
+            let mut cumulative = Vec::new();
+            let mut total = 0u64;
+            for n in 2..=8 {
+                for (a, b) in layers_with(n) {
+                    total += layer_size(a, b);
+                    if let Some(s) = tablebase.layer_stats(a, b)? {
+                        writeln!(
+                            out,
+                            "| {n} | {a}v{b} | {} | {} | {} | {} | {} |",
+                            s.positions, s.wins, s.draws, s.losses, s.longest
+                        )?;
+                    }
+                }
+                cumulative.push((n, total));
+            }
+            writeln!(out)?;
+            writeln!(out, "| up to stones | positions |")?;
+            writeln!(out, "|---|---:|")?;
+            for (n, total) in cumulative {
+                writeln!(out, "| {n} | {total} |")?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layers_up_to_seven_stones_hold_the_published_count() {
+        let total: u64 = (2..=7)
+            .flat_map(layers_with)
+            .map(|(a, b)| layer_size(a, b))
+            .sum();
+        assert_eq!(total, 6_261_651_660);
+    }
+
+    #[test]
+    fn ranking_round_trips() {
+        for (a, b) in [(1, 1), (2, 1), (1, 2), (3, 2), (2, 3), (4, 3)] {
+            let size = layer_size(a, b);
+            let step = (size / 5_000).max(1);
+            let mut index = 0;
+            while index < size {
+                let (us, them) = placement_of(a, b, index);
+                assert_eq!((us.count() as usize, them.count() as usize), (a, b));
+                assert!((us & them).is_empty());
+                assert_eq!(index_of(us, them), index);
+                index += step;
+            }
+            let (us, them) = placement_of(a, b, size - 1);
+            assert_eq!(index_of(us, them), size - 1);
+        }
+    }
+
+    #[test]
+    fn small_layers_rank_densely() {
+        // Every placement of the (2, 1) layer appears exactly once.
+        let mut seen = vec![false; layer_size(2, 1) as usize];
+        for x in 0..45u64 {
+            for y in x + 1..45 {
+                for z in 0..45u64 {
+                    if z == x || z == y {
+                        continue;
+                    }
+                    let us = Bitboard::from_bits(1 << x | 1 << y);
+                    let index = index_of(us, Bitboard::from_bits(1 << z)) as usize;
+                    assert!(!seen[index]);
+                    seen[index] = true;
+                }
+            }
+        }
+        assert!(seen.iter().all(|&s| s));
+    }
+}

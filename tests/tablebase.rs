@@ -1,0 +1,444 @@
+//! The tablebases against an independent solver, the board's symmetries and the
+//! consistency rule, on the layers of up to four stones built into a temporary directory.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use vato::bitboard::Bitboard;
+use vato::movegen::legal_turns;
+use vato::position::{Color, Position};
+use vato::rules::{ChainRule, Rules};
+use vato::tablebase::{
+    Outcome, Progress, Tablebase, Value, build, layer_size, layers_with, position_of,
+};
+
+const CHAIN: ChainRule = ChainRule::Optional;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    std::env::temp_dir().join(format!("vato-tb-{name}-{}-{nanos}", std::process::id()))
+}
+
+/// The tables of up to four stones, built once for every test of this file.
+fn tables_dir() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = temp_dir("four");
+        build(&dir, 4, &Rules::default(), 2, Progress::Quiet).expect("build succeeds");
+        dir
+    })
+}
+
+fn tablebase() -> Tablebase {
+    Tablebase::new(tables_dir().clone(), Rules::default())
+}
+
+fn probe(tb: &mut Tablebase, position: &Position) -> Value {
+    tb.probe(position)
+        .expect("tables readable")
+        .expect("position in the tables")
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const WIN1: Value = Value {
+    outcome: Outcome::Win,
+    distance: 1,
+};
+
+/// An independent solution of every position with up to three stones, both colours to
+/// move, found on an explicit graph: outcomes by the classic counting retrograde over all
+/// turns, then distances by a breadth-first pass in increasing distance over the paikas.
+fn independent_three_stones() -> HashMap<Position, Value> {
+    let mut nodes: Vec<Position> = Vec::new();
+    for white in 1..=2u32 {
+        for black in 1..=2u32 {
+            if white + black > 3 {
+                continue;
+            }
+            for w in subsets(white) {
+                for bl in subsets(black) {
+                    if w & bl != 0 {
+                        continue;
+                    }
+                    for side in [Color::White, Color::Black] {
+                        nodes.push(
+                            Position::new(
+                                Bitboard::from_bits(w),
+                                Bitboard::from_bits(bl),
+                                side,
+                                0,
+                                1,
+                            )
+                            .unwrap(),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    let id: HashMap<Position, usize> = nodes.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+    let n = nodes.len();
+    // Per node: (child id or None for a child whose mover has no stones, is_capture).
+    let children: Vec<Vec<(Option<usize>, bool)>> = nodes
+        .iter()
+        .map(|p| {
+            legal_turns(p, CHAIN)
+                .into_iter()
+                .map(|t| {
+                    let c = p.play(t);
+                    let child = if c.us().is_empty() {
+                        None
+                    } else {
+                        Some(
+                            id[&Position::new(
+                                c.stones(Color::White),
+                                c.stones(Color::Black),
+                                c.side_to_move(),
+                                0,
+                                1,
+                            )
+                            .unwrap()],
+                        )
+                    };
+                    (child, t.is_capture())
+                })
+                .collect()
+        })
+        .collect();
+    let mut parents: Vec<Vec<(usize, bool)>> = vec![Vec::new(); n];
+    for (p, list) in children.iter().enumerate() {
+        for &(c, capture) in list {
+            if let Some(c) = c {
+                parents[c].push((p, capture));
+            }
+        }
+    }
+    // Outcomes.
+    let mut outcome: Vec<Option<Outcome>> = vec![None; n];
+    let mut left: Vec<usize> = children.iter().map(Vec::len).collect();
+    let mut queue = Vec::new();
+    for i in 0..n {
+        if children[i].is_empty() {
+            outcome[i] = Some(Outcome::Loss);
+            queue.push(i);
+        } else if children[i].iter().any(|&(c, _)| c.is_none()) {
+            outcome[i] = Some(Outcome::Win);
+            queue.push(i);
+        }
+    }
+    while let Some(c) = queue.pop() {
+        for &(p, _) in &parents[c] {
+            if outcome[p].is_some() {
+                continue;
+            }
+            if outcome[c] == Some(Outcome::Loss) {
+                outcome[p] = Some(Outcome::Win);
+                queue.push(p);
+            } else {
+                left[p] -= 1;
+                if left[p] == 0 {
+                    outcome[p] = Some(Outcome::Loss);
+                    queue.push(p);
+                }
+            }
+        }
+    }
+    let outcome: Vec<Outcome> = outcome
+        .into_iter()
+        .map(|o| o.unwrap_or(Outcome::Draw))
+        .collect();
+    // Distances: a position that must capture is decided by its first turn.
+    let mut distance: Vec<Option<u16>> = vec![None; n];
+    let mut buckets: Vec<Vec<usize>> = vec![Vec::new(); 2];
+    let mut paikas_left: Vec<usize> = vec![0; n];
+    let mut longest: Vec<u16> = vec![0; n];
+    for i in 0..n {
+        if outcome[i] == Outcome::Draw {
+            continue;
+        }
+        if children[i].is_empty() {
+            distance[i] = Some(0);
+            buckets[0].push(i);
+        } else if children[i][0].1 {
+            distance[i] = Some(1);
+            buckets[1].push(i);
+        } else {
+            paikas_left[i] = children[i].len();
+        }
+    }
+    let mut d = 0;
+    while d < buckets.len() {
+        let current = std::mem::take(&mut buckets[d]);
+        for c in current {
+            for &(p, capture) in &parents[c] {
+                if capture || distance[p].is_some() || outcome[p] == Outcome::Draw {
+                    continue;
+                }
+                let found = if outcome[c] == Outcome::Loss && outcome[p] == Outcome::Win {
+                    Some(d as u16 + 1)
+                } else if outcome[c] == Outcome::Win && outcome[p] == Outcome::Loss {
+                    longest[p] = longest[p].max(d as u16 + 1);
+                    paikas_left[p] -= 1;
+                    (paikas_left[p] == 0).then_some(longest[p])
+                } else {
+                    None
+                };
+                if let Some(found) = found {
+                    distance[p] = Some(found);
+                    let slot = usize::from(found);
+                    if buckets.len() <= slot {
+                        buckets.resize(slot + 1, Vec::new());
+                    }
+                    buckets[slot].push(p);
+                }
+            }
+        }
+        d += 1;
+        if d == buckets.len() {
+            buckets.push(Vec::new());
+            if buckets.iter().all(Vec::is_empty) {
+                break;
+            }
+        }
+    }
+    nodes
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let value = match outcome[i] {
+                Outcome::Draw => Value::DRAW,
+                o => Value {
+                    outcome: o,
+                    distance: distance[i].expect("decided positions get a distance"),
+                },
+            };
+            (p, value)
+        })
+        .collect()
+}
+
+fn subsets(k: u32) -> Vec<u64> {
+    let mut out = Vec::new();
+    for x in 0..45u64 {
+        if k == 1 {
+            out.push(1 << x);
+        } else {
+            for y in x + 1..45 {
+                out.push(1 << x | 1 << y);
+            }
+        }
+    }
+    out
+}
+
+fn oracle() -> &'static HashMap<Position, Value> {
+    static ORACLE: OnceLock<HashMap<Position, Value>> = OnceLock::new();
+    ORACLE.get_or_init(independent_three_stones)
+}
+
+fn normalized(p: &Position) -> Position {
+    Position::new(
+        p.stones(Color::White),
+        p.stones(Color::Black),
+        p.side_to_move(),
+        0,
+        1,
+    )
+    .unwrap()
+}
+
+#[test]
+fn every_position_of_up_to_three_stones_matches_the_independent_solver() {
+    let mut tb = tablebase();
+    let oracle = oracle();
+    assert_eq!(oracle.len(), 2 * (1980 + 2 * 42570));
+    for (position, &expected) in oracle {
+        assert_eq!(probe(&mut tb, position), expected, "{position:?}");
+    }
+}
+
+/// The value of `p` if its distance is at most `depth`, found by plain minimax over the
+/// paikas with the independent three-stone solution for what follows a capture.
+fn bounded(p: &Position, depth: u16) -> Option<Value> {
+    let turns = legal_turns(p, CHAIN);
+    if turns.is_empty() {
+        return Some(Value {
+            outcome: Outcome::Loss,
+            distance: 0,
+        });
+    }
+    let mut best_win: Option<u16> = None;
+    let mut worst_loss = 0;
+    let mut all_lost = true;
+    let mut all_known = true;
+    for t in turns {
+        let child = p.play(t);
+        let option = if child.us().is_empty() {
+            Some(WIN1)
+        } else if t.is_capture() {
+            Some(oracle()[&normalized(&child)].through_turn(true))
+        } else if depth >= 2 {
+            bounded(&child, depth - 1).map(|v| v.through_turn(false))
+        } else {
+            None
+        };
+        match option {
+            None => {
+                all_known = false;
+                all_lost = false;
+            }
+            Some(v) => match v.outcome {
+                Outcome::Win => best_win = Some(best_win.map_or(v.distance, |b| b.min(v.distance))),
+                Outcome::Loss => worst_loss = worst_loss.max(v.distance),
+                Outcome::Draw => all_lost = false,
+            },
+        }
+    }
+    match best_win {
+        Some(d) if d <= depth => Some(Value {
+            outcome: Outcome::Win,
+            distance: d,
+        }),
+        Some(_) => None,
+        None if all_lost && worst_loss <= depth => Some(Value {
+            outcome: Outcome::Loss,
+            distance: worst_loss,
+        }),
+        None if all_known && !all_lost => Some(Value::DRAW),
+        None => None,
+    }
+}
+
+#[test]
+fn random_four_stone_positions_match_a_bounded_minimax() {
+    let mut tb = tablebase();
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let depth = 3;
+    let mut decided = 0;
+    for (a, b) in layers_with(4) {
+        for _ in 0..150 {
+            let p = position_of(a, b, rng.below(layer_size(a, b)));
+            let value = probe(&mut tb, &p);
+            match bounded(&p, depth) {
+                Some(v) => {
+                    decided += 1;
+                    assert_eq!(value, v, "{p:?}");
+                }
+                None => assert!(
+                    value.outcome == Outcome::Draw || value.distance > depth,
+                    "{p:?}: tables say {value}, minimax found nothing within {depth}"
+                ),
+            }
+        }
+    }
+    assert!(decided > 100, "the sample should exercise the check");
+}
+
+#[test]
+fn mirror_images_and_colour_flips_have_the_same_value() {
+    let mut tb = tablebase();
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for stones in 2..=4 {
+        for (a, b) in layers_with(stones) {
+            for _ in 0..2000 {
+                let p = position_of(a, b, rng.below(layer_size(a, b)));
+                let value = probe(&mut tb, &p);
+                for image in [p.mirror_files(), p.mirror_ranks(), p.rotate(), p.flip()] {
+                    assert_eq!(probe(&mut tb, &image), value, "{p:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn values_are_consistent_with_the_children() {
+    let mut tb = tablebase();
+    let mut rng = Rng(0xdead_beef_cafe_f00d);
+    for stones in 2..=4 {
+        for (a, b) in layers_with(stones) {
+            let size = layer_size(a, b);
+            let samples = size.min(20_000);
+            for k in 0..samples {
+                let index = if samples == size { k } else { rng.below(size) };
+                let p = position_of(a, b, index);
+                let value = probe(&mut tb, &p);
+                let options: Vec<Value> = legal_turns(&p, CHAIN)
+                    .into_iter()
+                    .map(|t| {
+                        let child = p.play(t);
+                        if child.us().is_empty() {
+                            WIN1
+                        } else {
+                            probe(&mut tb, &child).through_turn(t.is_capture())
+                        }
+                    })
+                    .collect();
+                let best = options
+                    .iter()
+                    .copied()
+                    .max_by_key(|v| v.preference())
+                    .unwrap_or(Value {
+                        outcome: Outcome::Loss,
+                        distance: 0,
+                    });
+                // A win has a child lost for the opponent at one turn less; a loss has only
+                // children won by the opponent; a draw has no lost child and a drawn one.
+                assert_eq!(value, best, "{p:?}: {options:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_probe_lists_every_turn_best_first() {
+    let mut tb = tablebase();
+    let p = vato::fen::parse_position("9/9/4B4/9/W1W6 w").unwrap();
+    assert_eq!(probe(&mut tb, &p), WIN1);
+    let turns = tb.probe_turns(&p).unwrap().unwrap();
+    assert_eq!(turns, vec![("c1d2A".to_string(), WIN1)]);
+}
+
+#[test]
+fn finished_layers_are_kept_and_damaged_files_are_refused() {
+    let dir = temp_dir("resume");
+    let rules = Rules::default();
+    let first = build(&dir, 3, &rules, 2, Progress::Quiet).unwrap();
+    assert_eq!(first.solved.len(), 3);
+    let second = build(&dir, 3, &rules, 2, Progress::Quiet).unwrap();
+    assert!(second.solved.is_empty());
+    assert_eq!(second.kept.len(), 3);
+
+    let path = dir.join(vato::tablebase::layer_file_name(2, 1));
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&path, &bytes).unwrap();
+    let mut tb = Tablebase::new(dir.clone(), rules);
+    let error = tb.probe(&position_of(2, 1, 0)).unwrap_err();
+    assert!(format!("{error:#}").contains("checksum"), "{error:#}");
+
+    let other = Rules {
+        chain_rule: ChainRule::Mandatory,
+        ..rules
+    };
+    let mut tb = Tablebase::new(dir.clone(), other);
+    assert!(tb.probe(&position_of(1, 1, 0)).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

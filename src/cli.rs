@@ -77,11 +77,7 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
                 Some(text) => parse_position(&text).context("bad --fen")?,
                 None => Position::start(),
             };
-            let chain_rule = if mandatory_continuation {
-                ChainRule::Mandatory
-            } else {
-                ChainRule::Optional
-            };
+            let chain_rule = ChainRule::mandatory_if(mandatory_continuation);
             let started = Instant::now();
             let (report, leaves) =
                 perft_report(&position, depth, divide, chain_rule, threads.into());

@@ -226,7 +226,14 @@ pub fn spell_turn(position: &Position, chain_rule: ChainRule, turn: Turn) -> Str
 
 /// Every legal turn with its canonical spelling, sorted by spelling.
 pub fn spelled_turns(position: &Position, chain_rule: ChainRule) -> Vec<(String, Turn)> {
-    canonical_spellings(&legal_routes(position, chain_rule))
+    smallest_spellings(&legal_routes(position, chain_rule))
+}
+
+/// The turns of `routes`, each with the smallest spelling among its routes there, sorted by
+/// spelling. Over all legal routes these are the canonical spellings; over a subset (the
+/// routes that extend a prefix, say) the smallest spelling within it.
+pub fn smallest_spellings(routes: &[Route]) -> Vec<(String, Turn)> {
+    canonical_spellings(routes)
         .into_iter()
         .map(|(turn, spelling)| (spelling, turn))
         .collect::<BTreeMap<_, _>>()

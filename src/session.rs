@@ -6,7 +6,9 @@ use crate::evaluate::{evaluate, terms};
 use crate::fen::parse_position;
 use crate::game::{DrawReason, Game, Status, WinReason};
 use crate::movegen::{legal_routes, legal_turns};
-use crate::notation::{parse_turn, parse_turn_prefix, spell_route, spell_turn, spelled_turns};
+use crate::notation::{
+    parse_turn, parse_turn_prefix, smallest_spellings, spell_turn, spelled_turns,
+};
 use crate::options::{Change, EngineOptions};
 use crate::perft::perft_report;
 use crate::position::{Color, Position};
@@ -498,21 +500,14 @@ impl Session {
                 Ok(prefix) => {
                     // Per turn, its smallest spelling among the routes that extend the
                     // prefix, so that a route clicked point by point stays recognisable.
-                    let mut best: Vec<(Turn, String)> = Vec::new();
-                    for route in legal_routes(position, rule)
-                        .iter()
+                    let routes: Vec<_> = legal_routes(position, rule)
+                        .into_iter()
                         .filter(|r| prefix.fits(r))
-                    {
-                        let spelling = spell_route(route);
-                        match best.iter_mut().find(|(t, _)| *t == route.turn) {
-                            Some((_, s)) if *s <= spelling => {}
-                            Some((_, s)) => *s = spelling,
-                            None => best.push((route.turn, spelling)),
-                        }
-                    }
-                    let mut spellings: Vec<String> = best.into_iter().map(|(_, s)| s).collect();
-                    spellings.sort();
-                    spellings
+                        .collect();
+                    smallest_spellings(&routes)
+                        .into_iter()
+                        .map(|(s, _)| s)
+                        .collect()
                 }
             },
         };

@@ -17,6 +17,10 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "LEVEL")]
     pub log_level: Option<String>,
 
+    /// Directory of endgame tables for the protocol session (the `TablebasePath` option).
+    #[arg(long, value_name = "DIR")]
+    pub tablebase_path: Option<String>,
+
     /// The batch job to run; none starts the protocol session.
     #[command(subcommand)]
     pub command: Option<Command>,

@@ -13,6 +13,7 @@ fn main() -> Result<()> {
             run(
                 std::io::stdin().lock(),
                 Output::new(Box::new(std::io::stdout())),
+                cli.tablebase_path.as_deref(),
             );
             Ok(())
         }

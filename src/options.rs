@@ -66,6 +66,10 @@ const SPECS: &[Spec] = &[
         kind: Kind::Text { default: "" },
     },
     Spec {
+        name: "TablebasePath",
+        kind: Kind::Text { default: "" },
+    },
+    Spec {
         name: "NoCaptureLimit",
         kind: Kind::Spin {
             default: DEFAULT_NO_CAPTURE_LIMIT as i64,
@@ -88,6 +92,8 @@ pub enum Change {
     ClearHash,
     /// `Debug Log File`: open or close the log.
     DebugLogFile,
+    /// `TablebasePath`: open other endgame tables, or none.
+    TablebasePath,
     /// A rule option: the game's rules change.
     Rules,
     /// Anything read only when the next search starts.
@@ -109,6 +115,8 @@ pub struct EngineOptions {
     pub move_overhead_ms: u32,
     /// Where to log every protocol line (empty: no log).
     pub debug_log_file: String,
+    /// Directory of endgame tables (empty: none).
+    pub tablebase_path: String,
     /// Rule option `NoCaptureLimit`.
     pub no_capture_limit: u32,
     /// Rule option: capture chains must go on while they can.
@@ -124,6 +132,7 @@ impl Default for EngineOptions {
             ponder: false,
             move_overhead_ms: 10,
             debug_log_file: String::new(),
+            tablebase_path: String::new(),
             no_capture_limit: DEFAULT_NO_CAPTURE_LIMIT,
             mandatory_continuation: false,
         }
@@ -246,8 +255,18 @@ impl EngineOptions {
             }
             Kind::Text { .. } => {
                 let text = value.unwrap_or("");
-                self.debug_log_file = if text == "<empty>" { "" } else { text }.to_string();
-                Ok(Change::DebugLogFile)
+                let text = if text == "<empty>" { "" } else { text }.to_string();
+                Ok(match name {
+                    "Debug Log File" => {
+                        self.debug_log_file = text;
+                        Change::DebugLogFile
+                    }
+                    "TablebasePath" => {
+                        self.tablebase_path = text;
+                        Change::TablebasePath
+                    }
+                    _ => unreachable!("every string option is listed"),
+                })
             }
         }
     }

@@ -14,6 +14,7 @@ use crate::perft::perft_report;
 use crate::position::{Color, Position};
 use crate::protocol::{Command, GoParams, Query, parse_command};
 use crate::search::{Limits, Outcome, Report, Score, SearchConfig, SearchRequest, Signals, search};
+use crate::tablebase::{Outcome as TablebaseOutcome, Tablebase, Value as TablebaseValue};
 use crate::timeman::Clock;
 use crate::tt::TranspositionTable;
 use crate::turn::Turn;
@@ -129,6 +130,8 @@ pub struct Session {
     search: Option<RunningSearch>,
     /// The search's table, kept between searches, sized by `Hash`.
     tt: Arc<TranspositionTable>,
+    /// Endgame tables from `TablebasePath`, probed at the root.
+    tablebase: Option<Tablebase>,
     debug: bool,
 }
 
@@ -157,6 +160,7 @@ impl Session {
             tt: Arc::new(TranspositionTable::new(options.hash_mb as usize)),
             options,
             search: None,
+            tablebase: None,
             debug: false,
         }
     }
@@ -278,7 +282,21 @@ impl Session {
         let before = self.options.clone();
         match self.options.set(name, value) {
             Err(e) => self.error(&e),
-            Ok(Change::Rules) => self.game.set_rules(self.options.rules()),
+            Ok(Change::Rules) => {
+                self.game.set_rules(self.options.rules());
+                self.open_tablebase();
+            }
+            Ok(Change::TablebasePath) => {
+                let path = self.options.tablebase_path.clone();
+                if !path.is_empty() && !std::path::Path::new(&path).is_dir() {
+                    self.options = before;
+                    self.error(&format!(
+                        "option 'TablebasePath': '{path}' is not a directory"
+                    ));
+                } else {
+                    self.open_tablebase();
+                }
+            }
             Ok(Change::DebugLogFile) => {
                 if let Err(e) = self.out.set_log(&self.options.debug_log_file) {
                     let path = self.options.debug_log_file.clone();
@@ -309,6 +327,38 @@ impl Session {
             Ok(Change::ClearHash) => self.tt.clear(),
             Ok(Change::Other) => {}
         }
+    }
+
+    /// (Re)opens the tables for the current path and rules; they load layers on demand.
+    fn open_tablebase(&mut self) {
+        let path = &self.options.tablebase_path;
+        self.tablebase =
+            (!path.is_empty()).then(|| Tablebase::new(path.clone(), self.options.rules()));
+    }
+
+    /// The tables' choice at the root: the best turn by their value, when every turn's
+    /// child is in the tables and a win stays inside the no-capture limit (the distances
+    /// know nothing of that limit, so a longer win is left to the search).
+    fn tablebase_choice(&mut self, searchmoves: &[Turn]) -> Option<(Turn, TablebaseValue)> {
+        let position = *self.game.position();
+        let rule = self.game.rules().chain_rule;
+        let limit = self.game.rules().no_capture_limit;
+        let choices = match self.tablebase.as_mut()?.probe_turns(&position) {
+            Ok(Some(choices)) => choices,
+            Ok(None) => return None,
+            Err(e) => {
+                self.say(&format!("info string tablebase not used: {e}"));
+                return None;
+            }
+        };
+        let (turn, value) = choices.into_iter().find_map(|(text, value)| {
+            let turn = parse_turn(&position, rule, &text).ok()?;
+            (searchmoves.is_empty() || searchmoves.contains(&turn)).then_some((turn, value))
+        })?;
+        let too_slow = value.outcome == TablebaseOutcome::Win
+            && limit > 0
+            && position.turns_since_capture() + u32::from(value.distance) > limit;
+        (!too_slow).then_some((turn, value))
     }
 
     fn set_position(&mut self, fen: Option<&str>, moves: &[String]) {
@@ -379,6 +429,11 @@ impl Session {
         // A decided game has nothing to search: its answer is `bestmove (none)`, given
         // like any other (after `stop` for infinite and ponder searches).
         let decided = matches!(self.game.status(), Status::Won { .. });
+        let from_tables = if decided {
+            None
+        } else {
+            self.tablebase_choice(&limits.searchmoves)
+        };
         if self.debug {
             self.say(&format!(
                 "info string debug: searching {} with {:?}",
@@ -409,6 +464,23 @@ impl Session {
                     let rule = request.rules.chain_rule;
                     let outcome = if decided {
                         Outcome::default()
+                    } else if let Some((turn, value)) = from_tables {
+                        out.line(&format!("info string tablebase {value}"));
+                        let report = Report {
+                            depth: 1,
+                            seldepth: 1,
+                            multipv: 1,
+                            score: Score::Centi(tablebase_score(value)),
+                            nodes: 0,
+                            elapsed: Duration::ZERO,
+                            hashfull: 0,
+                            pv: vec![turn],
+                        };
+                        out.line(&info_line(&root, rule, &report));
+                        Outcome {
+                            best: Some(turn),
+                            ..Outcome::default()
+                        }
                     } else {
                         search(&request, &signals, &mut |report| {
                             out.line(&info_line(&root, rule, &report));
@@ -532,6 +604,18 @@ impl Session {
     }
 }
 
+/// A tablebase value as a score: a win or loss far beyond any evaluation (but short of
+/// the mate range, since the distance counts turns to the next capture, not to the end),
+/// sooner wins and later losses preferred.
+fn tablebase_score(value: TablebaseValue) -> i32 {
+    const DECIDED: i32 = 20_000;
+    match value.outcome {
+        TablebaseOutcome::Win => DECIDED - i32::from(value.distance),
+        TablebaseOutcome::Draw => 0,
+        TablebaseOutcome::Loss => -DECIDED + i32::from(value.distance),
+    }
+}
+
 fn describe_status(status: Status) -> String {
     match status {
         Status::Ongoing => "ongoing".into(),
@@ -601,9 +685,13 @@ fn bestmove_line(
     line
 }
 
-/// Runs a session over `input` until `quit` or the end of input.
-pub fn run(mut input: impl BufRead, out: Arc<Output>) {
+/// Runs a session over `input` until `quit` or the end of input; `tablebase_path` sets
+/// the `TablebasePath` option before the first command.
+pub fn run(mut input: impl BufRead, out: Arc<Output>, tablebase_path: Option<&str>) {
     let mut session = Session::new(out.clone());
+    if let Some(path) = tablebase_path {
+        session.set_option("TablebasePath", Some(path));
+    }
     let mut bytes = Vec::new();
     loop {
         bytes.clear();

@@ -414,7 +414,7 @@ fn is_log_line(line: &str, direction: &str, text: &str) -> bool {
 // 1. Handshake
 // ---------------------------------------------------------------------------------------
 
-const OPTION_NAMES: [&str; 9] = [
+const OPTION_NAMES: [&str; 10] = [
     "Hash",
     "Clear Hash",
     "Threads",
@@ -424,6 +424,7 @@ const OPTION_NAMES: [&str; 9] = [
     "Debug Log File",
     "NoCaptureLimit",
     "MandatoryContinuation",
+    "TablebasePath",
 ];
 
 /// Sends `hello` (`uci` or `ugi`) and checks the identification, one declaration per

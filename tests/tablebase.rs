@@ -442,3 +442,33 @@ fn finished_layers_are_kept_and_damaged_files_are_refused() {
     assert!(tb.probe(&position_of(1, 1, 0)).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The engine, started with `--tablebase-path`, answers a position of the tables from them
+/// (an `info string tablebase ...` line and the tables' best turn) without searching.
+#[test]
+fn the_engine_plays_from_the_tables_at_the_root() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vato"))
+        .arg("--tablebase-path")
+        .arg(tables_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("engine starts");
+    let mut stdin = child.stdin.take().expect("piped");
+    // White c3 and g3 against black e1: c3d2A takes the last black stone.
+    writeln!(stdin, "position fen 9/9/2W3W2/9/4B4 w").unwrap();
+    writeln!(stdin, "go depth 5").unwrap();
+    writeln!(stdin, "isready").unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().expect("engine ends");
+    let text = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.contains(&"info string tablebase win 1"), "{text}");
+    assert!(lines.contains(&"bestmove c3d2A"), "{text}");
+    assert!(
+        lines.iter().all(|l| !l.starts_with("info depth 2")),
+        "no search: {text}"
+    );
+}

@@ -271,8 +271,8 @@ const fn build_adjacent() -> [u64; TABLE_ROWS] {
     table
 }
 
-const fn build_neighbor_bits() -> [[u64; 9]; TABLE_ROWS] {
-    let mut table = [[0u64; 9]; TABLE_ROWS];
+const fn build_neighbor_bits() -> [[u64; 8]; TABLE_ROWS] {
+    let mut table = [[0u64; 8]; TABLE_ROWS];
     let mut sq = 0;
     while sq < NUM_SQUARES {
         let mut d = 0;
@@ -309,8 +309,8 @@ const fn build_directions_between() -> [[u8; TABLE_ROWS]; TABLE_ROWS] {
 pub(crate) const NEIGHBORS: [[u8; 8]; TABLE_ROWS] = build_neighbors();
 
 /// `NEIGHBOR_BITS[point][direction]`: the adjacent point along a line as a one-point set,
-/// or 0; column 8 (no direction) is always 0.
-pub(crate) const NEIGHBOR_BITS: [[u64; 9]; TABLE_ROWS] = build_neighbor_bits();
+/// or 0.
+pub(crate) const NEIGHBOR_BITS: [[u64; 8]; TABLE_ROWS] = build_neighbor_bits();
 
 /// `RAYS[point][direction]`: every point beyond `point` along the line in `direction`.
 pub(crate) const RAYS: [[u64; 8]; TABLE_ROWS] = build_rays();

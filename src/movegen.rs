@@ -284,10 +284,11 @@ fn walk_chains(
         chain_rule,
     };
     let at = from.index() as u8;
-    walk.extend(at, them.bits(), 1 << at, NO_DIRECTION, sink);
+    // Landing points: empty and not yet occupied this turn (which also rules out going
+    // straight back); later steps also exclude going straight on.
+    let landings = ADJACENT[from.index()] & !(walk.others | them.bits());
+    walk.extend(at, them.bits(), 1 << at, landings, sink);
 }
-
-const NO_DIRECTION: usize = 8;
 
 const fn build_capture_reach() -> [u64; TABLE_ROWS] {
     let mut table = [0u64; TABLE_ROWS];
@@ -325,21 +326,18 @@ struct ChainWalk {
 }
 
 impl ChainWalk {
-    /// Takes every capturing step from `at` and reports it; returns whether there was one.
+    /// Takes every capturing step from `at` to one of `landings` and reports it; returns
+    /// whether there was one.
     #[inline]
     fn extend(
         &self,
         at: u8,
         them: u64,
         visited: u64,
-        last_direction: usize,
+        mut landings: u64,
         sink: &mut impl ChainSink,
     ) -> bool {
         let at = at as usize & (TABLE_ROWS - 1);
-        // Landing points: empty, not yet occupied this turn (which also rules out going
-        // straight back), and not straight on in the previous direction.
-        let mut landings = ADJACENT[at]
-            & !(self.others | them | visited | NEIGHBOR_BITS[at][last_direction.min(8)]);
         let mut captured_any = false;
         while landings != 0 {
             let to = landings.trailing_zeros() as usize & (TABLE_ROWS - 1);
@@ -373,11 +371,14 @@ impl ChainWalk {
     ) {
         sink.enter(to, kind);
         // Most chains end here: test the cheap necessary conditions for a further capture
-        // (an enemy within reach, a free neighbour) before paying for the recursive call.
+        // (an enemy within reach, a landing point) before paying for the recursive call.
+        // Landing points: empty, not occupied before during this turn (which rules out
+        // going straight back) and not straight on; computed once, here, for both.
         let to_index = to as usize & (TABLE_ROWS - 1);
-        let free = ADJACENT[to_index] & !(self.others | them_left | visited);
-        let may_continue = free != 0 && CAPTURE_REACH[to_index] & them_left != 0;
-        let continued = may_continue && self.extend(to, them_left, visited, direction, sink);
+        let landings = ADJACENT[to_index]
+            & !(self.others | them_left | visited | NEIGHBOR_BITS[to_index][direction & 7]);
+        let may_continue = landings != 0 && CAPTURE_REACH[to_index] & them_left != 0;
+        let continued = may_continue && self.extend(to, them_left, visited, landings, sink);
         if self.chain_rule == ChainRule::Optional || !continued {
             sink.finish(to, them_left);
         }

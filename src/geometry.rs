@@ -254,16 +254,14 @@ const fn build_rays() -> [[u64; 8]; TABLE_ROWS] {
     table
 }
 
+/// Every point's neighbours as one set: the union of its row of `NEIGHBOR_BITS`.
 const fn build_adjacent() -> [u64; TABLE_ROWS] {
     let mut table = [0u64; TABLE_ROWS];
     let mut sq = 0;
     while sq < NUM_SQUARES {
         let mut d = 0;
         while d < 8 {
-            let n = NEIGHBORS[sq][d];
-            if n != NO_SQUARE {
-                table[sq] |= 1 << n;
-            }
+            table[sq] |= NEIGHBOR_BITS[sq][d];
             d += 1;
         }
         sq += 1;

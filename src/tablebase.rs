@@ -18,13 +18,14 @@
 //!
 //! Layers are solved from few stones to many. A capture always leads to a smaller, solved
 //! layer; a paika leads from `(a, b)` to `(b, a)`, so the two are solved together by
-//! iterating to a fixed point: in round `n` the positions whose distance is exactly `n` are
-//! found from the values of round `n - 1`.
+//! retrograde analysis: the positions that must capture or cannot move are decided from the
+//! smaller layers, then each position decided at distance `n` is passed back, by undoing
+//! the opponent's last step, to its predecessors, which are decided at `n + 1`.
 
 use crate::bitboard::Bitboard;
 use crate::fen::parse_position;
-use crate::geometry::NUM_SQUARES;
-use crate::movegen::{generate_turns, has_capture, has_legal_turn};
+use crate::geometry::{ADJACENT, NUM_SQUARES};
+use crate::movegen::{generate_turns, has_capture};
 use crate::notation::spelled_turns;
 use crate::position::{Color, Position};
 use crate::rules::{ChainRule, Rules};
@@ -35,6 +36,7 @@ use std::fmt;
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering};
 use std::time::Instant;
 
 /// The binomial coefficients `C(n, k)` for `n, k <= 45`.
@@ -556,17 +558,168 @@ pub fn build(
     Ok(report)
 }
 
-/// How a pending position fared in one round.
-enum Verdict {
-    /// Solved with this code.
-    Solved(u16),
-    /// A draw for good: every turn captures (so no later round changes it) and none wins.
-    Draw,
-    /// Still open.
-    Open,
+/// The code of a position not decided yet while a pair is solved: a position without a
+/// capture whose paikas do not all have known values. Both outcome bits set, so it is never
+/// a finished value; positions still undecided at the end are draws.
+const UNDECIDED_CODE: u16 = WIN_BIT | LOSS_BIT;
+
+/// Positions a solver thread takes at a time: large enough to make the hand-out cheap,
+/// small enough to keep both cores busy to the end of a pass.
+const CHUNK: u64 = 1 << 15;
+
+/// Runs `work` over `0..size` in chunks on `threads` threads.
+fn parallel_chunks(size: u64, threads: usize, work: impl Fn(std::ops::Range<u64>) + Sync) {
+    let next = AtomicU64::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let start = next.fetch_add(CHUNK, Ordering::Relaxed);
+                    if start >= size {
+                        break;
+                    }
+                    work(start..(start + CHUNK).min(size));
+                }
+            });
+        }
+    });
 }
 
-/// Solves `(a, b)` and `(b, a)` (one layer when `a == b`), given every smaller layer.
+/// The state of a pair of layers being solved, shared by the solver threads.
+struct PairSolver<'a> {
+    /// The layers: `(a, b)`, and `(b, a)` unless `a == b`.
+    layers: Vec<(usize, usize)>,
+    /// Per layer, each position's code ([`UNDECIDED_CODE`] until decided).
+    codes: Vec<Vec<AtomicU16>>,
+    /// Per layer, for undecided positions: their paikas whose value is not yet known to be
+    /// a win for the opponent. When it reaches zero, every paika loses.
+    open_paikas: Vec<Vec<AtomicU8>>,
+    /// The solved layers with fewer stones, where every capture leads.
+    smaller: &'a HashMap<(usize, usize), Vec<u16>>,
+    chain_rule: ChainRule,
+}
+
+impl PairSolver<'_> {
+    /// The slot of the layer a paika leads to from the layer in `slot` (and comes from).
+    fn partner(&self, slot: usize) -> usize {
+        if self.layers.len() == 2 {
+            1 - slot
+        } else {
+            slot
+        }
+    }
+
+    /// First pass: decides every position with a capture (all its turns lead to smaller,
+    /// solved layers) or without a legal turn, and counts the paikas of the others.
+    fn classify(&self, slot: usize, range: std::ops::Range<u64>) {
+        let (a, b) = self.layers[slot];
+        let mut turns = Vec::new();
+        for index in range {
+            let position = position_of(a, b, index);
+            let cell = &self.codes[slot][index as usize];
+            if has_capture(&position) {
+                cell.store(self.capture_code(&position, &mut turns), Ordering::Relaxed);
+            } else {
+                let empty = position.empty().bits();
+                let paikas: u32 = position
+                    .us()
+                    .into_iter()
+                    .map(|from| (ADJACENT[from.index()] & empty).count_ones())
+                    .sum();
+                if paikas == 0 {
+                    cell.store(loss_code(0), Ordering::Relaxed);
+                } else {
+                    let paikas = u8::try_from(paikas).expect("at most 8 paikas per stone");
+                    self.open_paikas[slot][index as usize].store(paikas, Ordering::Relaxed);
+                }
+            }
+        }
+    }
+
+    /// The code of a position that must capture, from the values of its children.
+    fn capture_code(&self, position: &Position, turns: &mut Vec<Turn>) -> u16 {
+        generate_turns(position, self.chain_rule, turns);
+        let mut all_lost = true;
+        for &turn in turns.iter() {
+            let child = position.play(turn);
+            let (us, them) = (child.us(), child.them());
+            if us.is_empty() {
+                return win_code(1);
+            }
+            let layer = (us.count() as usize, them.count() as usize);
+            let table = self
+                .smaller
+                .get(&layer)
+                .expect("smaller layers are solved first");
+            match Value::decode(table[index_of(us, them) as usize]).outcome {
+                Outcome::Loss => return win_code(1),
+                Outcome::Draw => all_lost = false,
+                Outcome::Win => {}
+            }
+        }
+        if all_lost { loss_code(1) } else { DRAW_CODE }
+    }
+
+    /// Passes on the positions of `slot` decided at `distance` to their predecessors by a
+    /// paika: a predecessor of a loss wins at `distance + 1`; a predecessor whose last open
+    /// paika leads to a win loses at `distance + 1`. Returns how many positions were passed.
+    ///
+    /// Mandatory capture holds because only undecided positions are touched: a position
+    /// with a capture was decided in the first pass, so no paika is ever credited to it.
+    fn retract(&self, slot: usize, range: std::ops::Range<u64>, distance: u16) -> u64 {
+        let (a, b) = self.layers[slot];
+        let partner = self.partner(slot);
+        let (lost, won) = (loss_code(distance), win_code(distance));
+        let mut passed = 0;
+        for index in range {
+            let code = self.codes[slot][index as usize].load(Ordering::Relaxed);
+            if code != lost && code != won {
+                continue;
+            }
+            passed += 1;
+            let (us, them) = placement_of(a, b, index);
+            let empty = !(us | them).bits() & Bitboard::ALL.bits();
+            // The opponent moved last: undo each of its possible steps.
+            for to in them {
+                let mut froms = ADJACENT[to.index()] & empty;
+                while froms != 0 {
+                    let from = froms & froms.wrapping_neg();
+                    froms &= froms - 1;
+                    let before = Bitboard::from_bits(them.bits() ^ (1u64 << to.index()) ^ from);
+                    let parent = index_of(before, us) as usize;
+                    let cell = &self.codes[partner][parent];
+                    if cell.load(Ordering::Relaxed) != UNDECIDED_CODE {
+                        continue;
+                    }
+                    let decided = if code == lost {
+                        Some(win_code(distance + 1))
+                    } else if self.open_paikas[partner][parent].fetch_sub(1, Ordering::Relaxed) == 1
+                    {
+                        Some(loss_code(distance + 1))
+                    } else {
+                        None
+                    };
+                    if let Some(new) = decided {
+                        // Another thread may have decided it in the meantime (a win found
+                        // through another child); the first decision stands.
+                        let _ = cell.compare_exchange(
+                            UNDECIDED_CODE,
+                            new,
+                            Ordering::Relaxed,
+                            Ordering::Relaxed,
+                        );
+                    }
+                }
+            }
+        }
+        passed
+    }
+}
+
+/// Solves `(a, b)` and `(b, a)` (one layer when `a == b`), given every smaller layer, by
+/// retrograde analysis: a first pass decides the positions that must capture or cannot
+/// move; then, distance by distance, each newly decided position is passed back to its
+/// predecessors by a paika (found by undoing the opponent's step).
 fn solve_pair(
     a: usize,
     b: usize,
@@ -575,167 +728,84 @@ fn solve_pair(
     threads: usize,
     progress: Progress,
 ) -> Result<Vec<Vec<u16>>> {
-    let pair: Vec<(usize, usize)> = if a == b {
+    let layers: Vec<(usize, usize)> = if a == b {
         vec![(a, b)]
     } else {
         vec![(a, b), (b, a)]
     };
-    for &(x, y) in &pair {
+    for &(x, y) in &layers {
         if layer_size(x, y) > u64::from(u32::MAX) {
             bail!("layer {x}v{y} is too large for this builder");
         }
     }
-    let mut tables: Vec<Vec<u16>> = pair
-        .iter()
-        .map(|&(x, y)| vec![DRAW_CODE; layer_size(x, y) as usize])
-        .collect();
-    // Round 0: positions without a legal turn are lost on the spot.
-    let mut pending: Vec<Vec<u32>> = Vec::new();
-    for (slot, &(x, y)) in pair.iter().enumerate() {
-        let mut open = Vec::new();
-        for index in 0..layer_size(x, y) {
-            if has_legal_turn(&position_of(x, y, index)) {
-                open.push(index as u32);
-            } else {
-                tables[slot][index as usize] = loss_code(0);
-            }
-        }
-        pending.push(open);
-    }
-    let chain_rule = rules.chain_rule;
-    let mut round: u16 = 1;
-    loop {
-        let mut changed = 0usize;
-        let mut updates: Vec<Vec<(u32, u16)>> = Vec::new();
-        let mut next_pending: Vec<Vec<u32>> = Vec::new();
-        for (slot, &(x, y)) in pair.iter().enumerate() {
-            let other = if pair.len() == 2 { 1 - slot } else { slot };
-            let lookup = Lookup {
-                same: &tables[other],
-                smaller,
-            };
-            let chunk = pending[slot].len().div_ceil(threads.max(1)).max(1);
-            let results: Vec<RoundPart> = std::thread::scope(|scope| {
-                let handles: Vec<_> = pending[slot]
-                    .chunks(chunk)
-                    .map(|part| {
-                        let lookup = &lookup;
-                        scope.spawn(move || {
-                            let mut turns = Vec::new();
-                            let mut solved = Vec::new();
-                            let mut open = Vec::new();
-                            for &index in part {
-                                let position = position_of(x, y, u64::from(index));
-                                match judge(&position, lookup, chain_rule, &mut turns) {
-                                    Verdict::Solved(code) => solved.push((index, code)),
-                                    Verdict::Draw => {}
-                                    Verdict::Open => open.push(index),
-                                }
-                            }
-                            (solved, open)
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("a solver thread panicked"))
+    let solver = PairSolver {
+        codes: layers
+            .iter()
+            .map(|&(x, y)| {
+                (0..layer_size(x, y))
+                    .map(|_| AtomicU16::new(UNDECIDED_CODE))
                     .collect()
+            })
+            .collect(),
+        open_paikas: layers
+            .iter()
+            .map(|&(x, y)| (0..layer_size(x, y)).map(|_| AtomicU8::new(0)).collect())
+            .collect(),
+        layers,
+        smaller,
+        chain_rule: rules.chain_rule,
+    };
+    let started = Instant::now();
+    for (slot, &(x, y)) in solver.layers.iter().enumerate() {
+        parallel_chunks(layer_size(x, y), threads, |range| {
+            solver.classify(slot, range)
+        });
+    }
+    if progress == Progress::Stderr {
+        eprintln!(
+            "  {a}v{b}: captures and blocked positions decided in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let mut distance: u16 = 0;
+    loop {
+        let passed = AtomicU64::new(0);
+        for (slot, &(x, y)) in solver.layers.iter().enumerate() {
+            parallel_chunks(layer_size(x, y), threads, |range| {
+                let n = solver.retract(slot, range, distance);
+                passed.fetch_add(n, Ordering::Relaxed);
             });
-            let mut slot_updates = Vec::new();
-            let mut slot_open = Vec::new();
-            for (s, o) in results {
-                slot_updates.extend(s);
-                slot_open.extend(o);
-            }
-            changed += slot_updates.len();
-            updates.push(slot_updates);
-            next_pending.push(slot_open);
         }
-        // Applied only after the round, so every value read in round n is from before it
-        // and a distance found in round n is exactly n.
-        for (slot, slot_updates) in updates.into_iter().enumerate() {
-            for (index, code) in slot_updates {
-                debug_assert_eq!(code & DISTANCE_MASK, round);
-                tables[slot][index as usize] = code;
-            }
+        let passed = passed.into_inner();
+        if progress == Progress::Stderr && passed > 0 {
+            eprintln!(
+                "  {a}v{b} distance {distance}: {passed} positions ({:.1} s)",
+                started.elapsed().as_secs_f64()
+            );
         }
-        pending = next_pending;
-        if progress == Progress::Stderr {
-            let open: usize = pending.iter().map(Vec::len).sum();
-            eprintln!("  {a}v{b} round {round}: {changed} solved, {open} open");
-        }
-        if changed == 0 {
+        // Distance 0 (no legal turn) may be empty while captures give distance 1; after
+        // that an empty distance ends the work, since each comes only from the one before.
+        if passed == 0 && distance > 0 {
             break;
         }
-        if round == DISTANCE_MASK {
+        if distance + 1 == DISTANCE_MASK {
             bail!("distances beyond {DISTANCE_MASK} turns do not fit the format");
         }
-        round += 1;
+        distance += 1;
     }
-    Ok(tables)
-}
-
-/// One thread's share of a round: the positions it solved and those still open.
-type RoundPart = (Vec<(u32, u16)>, Vec<u32>);
-
-/// Where the values of children are: the partner layer of the pair, and smaller layers.
-struct Lookup<'a> {
-    same: &'a [u16],
-    smaller: &'a HashMap<(usize, usize), Vec<u16>>,
-}
-
-/// One round's verdict on a position from the values known so far.
-fn judge(
-    position: &Position,
-    lookup: &Lookup,
-    chain_rule: ChainRule,
-    turns: &mut Vec<Turn>,
-) -> Verdict {
-    generate_turns(position, chain_rule, turns);
-    let captures = has_capture(position);
-    let mut best_win: Option<u16> = None;
-    let mut worst_loss: u16 = 0;
-    let mut all_lost = true;
-    for &turn in turns.iter() {
-        let child = position.play(turn);
-        let (us, them) = (child.us(), child.them());
-        if us.is_empty() {
-            best_win = Some(1);
-            break;
-        }
-        let code = if turn.is_capture() {
-            let layer = (us.count() as usize, them.count() as usize);
-            lookup
-                .smaller
-                .get(&layer)
-                .expect("smaller layers are solved first")[index_of(us, them) as usize]
-        } else {
-            lookup.same[index_of(us, them) as usize]
-        };
-        let value = Value::decode(code);
-        let known = code != DRAW_CODE || turn.is_capture();
-        if !known {
-            all_lost = false;
-            continue;
-        }
-        let mine = value.through_turn(turn.is_capture());
-        match mine.outcome {
-            Outcome::Win => {
-                best_win = Some(best_win.map_or(mine.distance, |d| d.min(mine.distance)));
-            }
-            Outcome::Loss => worst_loss = worst_loss.max(mine.distance),
-            Outcome::Draw => all_lost = false,
-        }
-    }
-    if let Some(d) = best_win {
-        Verdict::Solved(win_code(d))
-    } else if all_lost {
-        Verdict::Solved(loss_code(worst_loss))
-    } else if captures {
-        Verdict::Draw
-    } else {
-        Verdict::Open
-    }
+    Ok(solver
+        .codes
+        .into_iter()
+        .map(|layer| {
+            layer
+                .into_iter()
+                .map(|cell| match cell.into_inner() {
+                    UNDECIDED_CODE => DRAW_CODE,
+                    code => code,
+                })
+                .collect()
+        })
+        .collect())
 }
 
 /// The `vato tablebase` jobs.

@@ -144,6 +144,7 @@ fn play(start: Position, white: &str, black: &str, movetime: Duration) -> f64 {
             move_overhead: Duration::ZERO,
             threads: 1,
             tt: tts[side.index()].clone(),
+            tablebase: None,
             config: cfg,
         };
         let outcome = search(&request, &Signals::new(false), &mut |_| {});

@@ -78,6 +78,7 @@ pub fn run(depth: Option<u32>) -> Vec<String> {
             move_overhead: Duration::ZERO,
             threads: 1,
             tt: tt.clone(),
+            tablebase: None,
             config: SearchConfig::default(),
         };
         let started = Instant::now();

@@ -1,9 +1,22 @@
 use anyhow::Result;
 use clap::Parser;
+use std::process::ExitCode;
 use vato::cli::{Cli, init_logging, run_command};
 use vato::session::{Output, run};
 
-fn main() -> Result<()> {
+/// Errors end the program with one line on standard error (causes joined by colons),
+/// never a backtrace, whatever the environment asks for.
+fn main() -> ExitCode {
+    match run_cli() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_cli() -> Result<()> {
     let cli = Cli::parse();
     init_logging(cli.log_level.as_deref())?;
     match cli.command {

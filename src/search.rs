@@ -10,6 +10,7 @@ use crate::evaluate::{evaluate, evaluate_material};
 use crate::movegen::{generate_turns, has_capture, has_legal_turn};
 use crate::position::Position;
 use crate::rules::Rules;
+use crate::tablebase::{Outcome as TablebaseOutcome, Tablebase, Value as TablebaseValue};
 use crate::timeman::{Clock, TimeBudget, clock_budget, fixed_budget};
 use crate::tt::{Bound, TranspositionTable};
 use crate::turn::Turn;
@@ -23,6 +24,14 @@ pub const MAX_PLY: usize = 128;
 pub const MATE: i32 = 30_000;
 /// Scores beyond this (in absolute value) are wins or losses.
 const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+/// Score of a position the endgame tables say is won, before the plies to it and the turns
+/// to its next capture are taken off: beyond any evaluation, short of the mate range
+/// (the tables count turns to the next capture, not to the end).
+pub const TABLEBASE_WIN: i32 = 20_000;
+/// The most turns to the next capture a tablebase score tells apart.
+const TABLEBASE_DISTANCES: i32 = 1_000;
+/// Scores beyond this (in absolute value) are wins or losses, proven by search or tables.
+const DECIDED_BOUND: i32 = TABLEBASE_WIN - MAX_PLY as i32 - TABLEBASE_DISTANCES;
 const INFINITY: i32 = MATE + 1;
 
 /// What limits a search. All present limits apply; the first reached stops it.
@@ -88,6 +97,8 @@ pub struct SearchRequest {
     pub threads: usize,
     /// The table, kept between searches by the caller.
     pub tt: Arc<TranspositionTable>,
+    /// Endgame tables probed inside the search, if any.
+    pub tablebase: Option<Arc<Tablebase>>,
     /// Heuristics.
     pub config: SearchConfig,
 }
@@ -169,6 +180,8 @@ pub struct Report {
     pub elapsed: Duration,
     /// Transposition table use in permille.
     pub hashfull: u32,
+    /// Positions answered by the endgame tables so far, all threads.
+    pub tbhits: u64,
     /// The line, from the position searched.
     pub pv: Vec<Turn>,
 }
@@ -194,11 +207,17 @@ struct Shared {
     done: AtomicBool,
     /// Node count per thread, published every so often.
     nodes: Vec<AtomicU64>,
+    /// Tablebase hits per thread, published with the nodes.
+    tbhits: Vec<AtomicU64>,
 }
 
 impl Shared {
     fn total_nodes(&self) -> u64 {
         self.nodes.iter().map(|n| n.load(Ordering::Relaxed)).sum()
+    }
+
+    fn total_tbhits(&self) -> u64 {
+        self.tbhits.iter().map(|n| n.load(Ordering::Relaxed)).sum()
     }
 }
 
@@ -217,6 +236,7 @@ pub fn search(
     let shared = Shared {
         done: AtomicBool::new(false),
         nodes: (0..threads).map(|_| AtomicU64::new(0)).collect(),
+        tbhits: (0..threads).map(|_| AtomicU64::new(0)).collect(),
     };
     std::thread::scope(|scope| {
         for id in 1..threads {
@@ -258,6 +278,7 @@ struct Searcher<'a> {
     budget_start: Option<Instant>,
     budget: Option<TimeBudget>,
     nodes: u64,
+    tbhits: u64,
     seldepth: u32,
     aborted: bool,
     /// Keys of the positions from the game's last capture to the current node, for
@@ -295,6 +316,7 @@ impl<'a> Searcher<'a> {
             budget_start: (!signals.pondering()).then_some(now),
             budget: budget_for(&request.limits, request.move_overhead),
             nodes: 0,
+            tbhits: 0,
             seldepth: 0,
             aborted: false,
             keys,
@@ -308,6 +330,11 @@ impl<'a> Searcher<'a> {
 
     fn is_main(&self) -> bool {
         self.id == 0
+    }
+
+    fn publish_counts(&self) {
+        self.shared.nodes[self.id].store(self.nodes, Ordering::Relaxed);
+        self.shared.tbhits[self.id].store(self.tbhits, Ordering::Relaxed);
     }
 
     /// Time used against the budget, or `None` while pondering (the opponent's time).
@@ -349,7 +376,7 @@ impl<'a> Searcher<'a> {
             return true;
         }
         if self.nodes & 1023 == 0 {
-            self.shared.nodes[self.id].store(self.nodes, Ordering::Relaxed);
+            self.publish_counts();
             let stop = if self.is_main() {
                 self.signals.stopped() || self.past(|b| b.hard)
             } else {
@@ -441,7 +468,7 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
-        self.shared.nodes[self.id].store(self.nodes, Ordering::Relaxed);
+        self.publish_counts();
         let best = &completed[0];
         let ponder = best.pv.get(1).copied().or_else(|| {
             let after = root.play(best.turn);
@@ -460,7 +487,7 @@ impl<'a> Searcher<'a> {
     }
 
     fn report_lines(&mut self, lines: &[RootTurn], depth: u32, report: &mut dyn FnMut(Report)) {
-        self.shared.nodes[0].store(self.nodes, Ordering::Relaxed);
+        self.publish_counts();
         let nodes = self.total_nodes();
         let hashfull = self.tt.hashfull();
         for (i, line) in lines.iter().enumerate() {
@@ -472,6 +499,7 @@ impl<'a> Searcher<'a> {
                 nodes,
                 elapsed: self.start.elapsed(),
                 hashfull,
+                tbhits: self.shared.total_tbhits(),
                 pv: line.pv.clone(),
             });
         }
@@ -639,6 +667,12 @@ impl<'a> Searcher<'a> {
             self.nodes += 1;
             return 0;
         }
+        if ply > 0
+            && let Some(score) = self.probe_tablebase(position, ply)
+        {
+            self.nodes += 1;
+            return score;
+        }
         if depth <= 0 {
             return self.quiescence(position, ply, alpha, beta, 0);
         }
@@ -761,6 +795,20 @@ impl<'a> Searcher<'a> {
         best
     }
 
+    /// The tables' score of `position`, when it is in them and their value holds within
+    /// the no-capture limit from here (a longer win or loss is left to the search).
+    #[inline]
+    fn probe_tablebase(&mut self, position: &Position, ply: usize) -> Option<i32> {
+        let tables = self.request.tablebase.as_ref()?;
+        let value = tables.probe(position)?;
+        let limit = self.request.rules.no_capture_limit;
+        if !value.holds_within(position.turns_since_capture(), limit) {
+            return None;
+        }
+        self.tbhits += 1;
+        Some(tablebase_score(value, ply))
+    }
+
     #[inline]
     fn evaluate(&self, position: &Position) -> i32 {
         if self.config.positional_evaluation {
@@ -804,6 +852,11 @@ impl<'a> Searcher<'a> {
         if self.should_abort() {
             return 0;
         }
+        if qply > 0
+            && let Some(score) = self.probe_tablebase(position, ply)
+        {
+            return score;
+        }
         if !has_capture(position) {
             if !has_legal_turn(position) {
                 return -MATE + ply as i32;
@@ -842,12 +895,24 @@ impl<'a> Searcher<'a> {
     }
 }
 
-/// Mate scores are stored relative to the node, so that they stay right wherever the
-/// position recurs in the tree.
+/// A tablebase value as a score `ply` plies from the root: wins score less the further
+/// they are (in plies from the root and turns to the next capture), losses the reverse,
+/// like mates; draws are draws.
+pub fn tablebase_score(value: TablebaseValue, ply: usize) -> i32 {
+    let far = ply as i32 + i32::from(value.distance).min(TABLEBASE_DISTANCES);
+    match value.outcome {
+        TablebaseOutcome::Win => TABLEBASE_WIN - far,
+        TablebaseOutcome::Draw => 0,
+        TablebaseOutcome::Loss => -TABLEBASE_WIN + far,
+    }
+}
+
+/// Decided scores (mates and tablebase results) are stored relative to the node, so that
+/// they stay right wherever the position recurs in the tree.
 fn score_to_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= DECIDED_BOUND {
         score + ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -DECIDED_BOUND {
         score - ply as i32
     } else {
         score
@@ -855,9 +920,9 @@ fn score_to_tt(score: i32, ply: usize) -> i32 {
 }
 
 fn score_from_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= DECIDED_BOUND {
         score - ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -DECIDED_BOUND {
         score + ply as i32
     } else {
         score
@@ -892,10 +957,42 @@ mod tests {
     #[test]
     fn table_scores_are_relative_to_the_node() {
         for ply in [0, 3, 17] {
-            for score in [MATE - 5, -MATE + 9, 42] {
+            for score in [
+                MATE - 5,
+                -MATE + 9,
+                TABLEBASE_WIN - 40,
+                -TABLEBASE_WIN + 7,
+                42,
+            ] {
                 let stored = score_to_tt(score, ply);
                 assert_eq!(score_from_tt(stored, ply), score);
             }
         }
+        // A decided score found at ply 3 means the same result from a node at ply 1 as
+        // two plies nearer.
+        for score in [MATE - 5, TABLEBASE_WIN - 40] {
+            assert_eq!(score_from_tt(score_to_tt(score, 3), 1), score + 2);
+        }
+    }
+
+    #[test]
+    fn tablebase_scores_rank_between_evaluations_and_mates() {
+        use crate::tablebase::{Outcome, Value};
+        let win = |distance| Value {
+            outcome: Outcome::Win,
+            distance,
+        };
+        let loss = Value {
+            outcome: Outcome::Loss,
+            distance: 30,
+        };
+        let fast = tablebase_score(win(2), 4);
+        let slow = tablebase_score(win(30), 4);
+        let far = tablebase_score(win(2), 10);
+        assert!(MATE_BOUND > fast && fast > slow && fast > far && slow > DECIDED_BOUND);
+        assert_eq!(tablebase_score(loss, 4), -tablebase_score(win(30), 4));
+        assert_eq!(tablebase_score(Value::DRAW, 4), 0);
+        // Absurd distances still score as decided.
+        assert!(tablebase_score(win(u16::MAX >> 2), MAX_PLY) >= DECIDED_BOUND);
     }
 }

@@ -13,8 +13,10 @@ use crate::options::{Change, EngineOptions};
 use crate::perft::perft_report;
 use crate::position::{Color, Position};
 use crate::protocol::{Command, GoParams, Query, parse_command};
-use crate::search::{Limits, Outcome, Report, Score, SearchConfig, SearchRequest, Signals, search};
-use crate::tablebase::{Outcome as TablebaseOutcome, Tablebase, Value as TablebaseValue};
+use crate::search::{
+    Limits, Outcome, Report, Score, SearchConfig, SearchRequest, Signals, search, tablebase_score,
+};
+use crate::tablebase::{MAX_STONES, Tablebase, Value as TablebaseValue};
 use crate::timeman::Clock;
 use crate::tt::TranspositionTable;
 use crate::turn::Turn;
@@ -131,7 +133,7 @@ pub struct Session {
     /// The search's table, kept between searches, sized by `Hash`.
     tt: Arc<TranspositionTable>,
     /// Endgame tables from `TablebasePath`, probed at the root.
-    tablebase: Option<Tablebase>,
+    tablebase: Option<Arc<Tablebase>>,
     debug: bool,
 }
 
@@ -329,36 +331,50 @@ impl Session {
         }
     }
 
-    /// (Re)opens the tables for the current path and rules; they load layers on demand.
+    /// (Re)reads the tables for the current path and rules, and says what was found.
     fn open_tablebase(&mut self) {
-        let path = &self.options.tablebase_path;
-        self.tablebase =
-            (!path.is_empty()).then(|| Tablebase::new(path.clone(), self.options.rules()));
+        self.tablebase = None;
+        let path = self.options.tablebase_path.clone();
+        if path.is_empty() {
+            return;
+        }
+        let started = std::time::Instant::now();
+        match Tablebase::open(
+            std::path::Path::new(&path),
+            self.options.rules(),
+            MAX_STONES,
+        ) {
+            Ok(tables) if tables.layers().is_empty() => {
+                self.say(&format!("info string tablebase: no tables in '{path}'"));
+            }
+            Ok(tables) => {
+                self.say(&format!(
+                    "info string tablebase: {} layers, up to {} stones, read in {:.1} s",
+                    tables.layers().len(),
+                    tables.max_stones(),
+                    started.elapsed().as_secs_f64()
+                ));
+                self.tablebase = Some(Arc::new(tables));
+            }
+            Err(e) => self.say(&format!("info string tablebase not used: {e:#}")),
+        }
     }
 
     /// The tables' choice at the root: the best turn by their value, when every turn's
-    /// child is in the tables and a win stays inside the no-capture limit (the distances
-    /// know nothing of that limit, so a longer win is left to the search).
-    fn tablebase_choice(&mut self, searchmoves: &[Turn]) -> Option<(Turn, TablebaseValue)> {
+    /// child is in the tables and the value holds within the no-capture limit (the
+    /// distances know nothing of that limit, so a longer win is left to the search).
+    fn tablebase_choice(&self, searchmoves: &[Turn]) -> Option<(Turn, TablebaseValue)> {
         let position = *self.game.position();
         let rule = self.game.rules().chain_rule;
         let limit = self.game.rules().no_capture_limit;
-        let choices = match self.tablebase.as_mut()?.probe_turns(&position) {
-            Ok(Some(choices)) => choices,
-            Ok(None) => return None,
-            Err(e) => {
-                self.say(&format!("info string tablebase not used: {e}"));
-                return None;
-            }
-        };
+        let choices = self.tablebase.as_ref()?.probe_turns(&position)?;
         let (turn, value) = choices.into_iter().find_map(|(text, value)| {
             let turn = parse_turn(&position, rule, &text).ok()?;
             (searchmoves.is_empty() || searchmoves.contains(&turn)).then_some((turn, value))
         })?;
-        let too_slow = value.outcome == TablebaseOutcome::Win
-            && limit > 0
-            && position.turns_since_capture() + u32::from(value.distance) > limit;
-        (!too_slow).then_some((turn, value))
+        value
+            .holds_within(position.turns_since_capture(), limit)
+            .then_some((turn, value))
     }
 
     fn set_position(&mut self, fen: Option<&str>, moves: &[String]) {
@@ -449,6 +465,7 @@ impl Session {
             move_overhead: Duration::from_millis(self.options.move_overhead_ms.into()),
             threads: self.options.threads as usize,
             tt: self.tt.clone(),
+            tablebase: self.tablebase.clone(),
             config: SearchConfig::default(),
         };
         let signals = Arc::new(Signals::new(params.ponder));
@@ -470,10 +487,11 @@ impl Session {
                             depth: 1,
                             seldepth: 1,
                             multipv: 1,
-                            score: Score::Centi(tablebase_score(value)),
+                            score: Score::Centi(tablebase_score(value, 0)),
                             nodes: 0,
                             elapsed: Duration::ZERO,
                             hashfull: 0,
+                            tbhits: 0,
                             pv: vec![turn],
                         };
                         out.line(&info_line(&root, rule, &report));
@@ -604,18 +622,6 @@ impl Session {
     }
 }
 
-/// A tablebase value as a score: a win or loss far beyond any evaluation (but short of
-/// the mate range, since the distance counts turns to the next capture, not to the end),
-/// sooner wins and later losses preferred.
-fn tablebase_score(value: TablebaseValue) -> i32 {
-    const DECIDED: i32 = 20_000;
-    match value.outcome {
-        TablebaseOutcome::Win => DECIDED - i32::from(value.distance),
-        TablebaseOutcome::Draw => 0,
-        TablebaseOutcome::Loss => -DECIDED + i32::from(value.distance),
-    }
-}
-
 fn describe_status(status: Status) -> String {
     match status {
         Status::Ongoing => "ongoing".into(),
@@ -655,8 +661,14 @@ fn info_line(root: &Position, rule: crate::rules::ChainRule, report: &Report) ->
         Score::Centi(cp) => format!("cp {cp}"),
         Score::Mate(n) => format!("mate {n}"),
     };
+    // Like Stockfish, `tbhits` only once the tables have answered something.
+    let tbhits = if report.tbhits > 0 {
+        format!(" tbhits {}", report.tbhits)
+    } else {
+        String::new()
+    };
     format!(
-        "info depth {} seldepth {} multipv {} score {score} nodes {} nps {nps} hashfull {} time {millis} pv {}",
+        "info depth {} seldepth {} multipv {} score {score} nodes {} nps {nps} hashfull {}{tbhits} time {millis} pv {}",
         report.depth,
         report.seldepth,
         report.multipv,

@@ -224,6 +224,16 @@ impl Value {
         }
     }
 
+    /// True when the value holds under a no-capture limit of `limit` turns (0: none) in a
+    /// position reached `turns_since_capture` turns after the last capture: a draw always,
+    /// a win or a loss when its next capture (or the end) comes before the limit draws the
+    /// game. The distances know nothing of the limit, so a longer one may be a draw.
+    pub fn holds_within(self, turns_since_capture: u32, limit: u32) -> bool {
+        self.outcome == Outcome::Draw
+            || limit == 0
+            || turns_since_capture + u32::from(self.distance) <= limit
+    }
+
     /// An ordering key: larger is better for the side to move (fast wins, slow losses).
     pub fn preference(self) -> i32 {
         match self.outcome {
@@ -348,52 +358,67 @@ fn read_layer(dir: &Path, rules: &Rules, a: usize, b: usize) -> Result<Option<Ve
     Ok(Some(data))
 }
 
-/// A set of solved layers, loaded from a directory on demand.
+/// The most stones a layer of the tables can have.
+pub const MAX_STONES: usize = 8;
+
+/// A set of solved layers read into memory, probed through shared references so that
+/// every search thread can use one copy.
 pub struct Tablebase {
-    dir: PathBuf,
+    /// Layer `(a, b)` at `a * (MAX_STONES + 1) + b`, when it was found.
+    layers: Vec<Option<Vec<u16>>>,
     rules: Rules,
-    layers: HashMap<(usize, usize), Vec<u16>>,
+}
+
+fn slot_of(a: usize, b: usize) -> usize {
+    a * (MAX_STONES + 1) + b
 }
 
 impl Tablebase {
-    /// Tables in `dir` for the given rules; nothing is read until a position is probed.
-    pub fn new(dir: impl Into<PathBuf>, rules: Rules) -> Tablebase {
-        Tablebase {
-            dir: dir.into(),
-            rules,
-            layers: HashMap::new(),
+    /// Reads every layer of up to `max_stones` stones found in `dir`, for the given rules.
+    /// Missing layers are left out (their positions are not in the tables); a layer that
+    /// is damaged or was built for other rules is an error.
+    pub fn open(dir: &Path, rules: Rules, max_stones: usize) -> Result<Tablebase> {
+        if !dir.is_dir() {
+            bail!("{}: not a directory", dir.display());
         }
+        let mut layers = vec![None; slot_of(MAX_STONES, MAX_STONES) + 1];
+        for n in 2..=max_stones.min(MAX_STONES) {
+            for (a, b) in layers_with(n) {
+                layers[slot_of(a, b)] = read_layer(dir, &rules, a, b)?;
+            }
+        }
+        Ok(Tablebase { layers, rules })
     }
 
-    /// Loads layer `(a, b)` if needed; false when its file does not exist.
-    fn load(&mut self, a: usize, b: usize) -> Result<bool> {
-        if self.layers.contains_key(&(a, b)) {
-            return Ok(true);
-        }
-        match read_layer(&self.dir, &self.rules, a, b)? {
-            Some(data) => {
-                self.layers.insert((a, b), data);
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+    /// The layers held, smallest first.
+    pub fn layers(&self) -> Vec<(usize, usize)> {
+        (2..=MAX_STONES)
+            .flat_map(layers_with)
+            .filter(|&(a, b)| self.layers[slot_of(a, b)].is_some())
+            .collect()
+    }
+
+    /// The most stones of any layer held (0 when empty).
+    pub fn max_stones(&self) -> usize {
+        self.layers().iter().map(|&(a, b)| a + b).max().unwrap_or(0)
     }
 
     /// The value of `position` for its side to move, or `None` when its layer is not in
     /// the tables (or a side has no stones, which is not a position the tables hold).
-    pub fn probe(&mut self, position: &Position) -> Result<Option<Value>> {
+    #[inline]
+    pub fn probe(&self, position: &Position) -> Option<Value> {
         let (us, them) = (position.us(), position.them());
         let (a, b) = (us.count() as usize, them.count() as usize);
-        if a == 0 || b == 0 || !self.load(a, b)? {
-            return Ok(None);
+        if a == 0 || b == 0 || a + b > MAX_STONES {
+            return None;
         }
-        let code = self.layers[&(a, b)][index_of(us, them) as usize];
-        Ok(Some(Value::decode(code)))
+        let layer = self.layers[slot_of(a, b)].as_ref()?;
+        Some(Value::decode(layer[index_of(us, them) as usize]))
     }
 
     /// Every legal turn of `position` with its value for the side to move, best first;
     /// `None` when some child is not in the tables.
-    pub fn probe_turns(&mut self, position: &Position) -> Result<Option<Vec<(String, Value)>>> {
+    pub fn probe_turns(&self, position: &Position) -> Option<Vec<(String, Value)>> {
         let mut out = Vec::new();
         for (text, turn) in spelled_turns(position, self.rules.chain_rule) {
             let child = position.play(turn);
@@ -403,24 +428,19 @@ impl Tablebase {
                     distance: 1,
                 }
             } else {
-                match self.probe(&child)? {
-                    Some(v) => v.through_turn(turn.is_capture()),
-                    None => return Ok(None),
-                }
+                self.probe(&child)?.through_turn(turn.is_capture())
             };
             out.push((text, value));
         }
         out.sort_by_key(|(text, value)| (-value.preference(), text.clone()));
-        Ok(Some(out))
+        Some(out)
     }
+}
 
-    /// Counts of layer `(a, b)`, or `None` when it is not built.
-    pub fn layer_stats(&mut self, a: usize, b: usize) -> Result<Option<LayerStats>> {
-        if !self.load(a, b)? {
-            return Ok(None);
-        }
-        Ok(Some(LayerStats::of(a, b, &self.layers[&(a, b)])))
-    }
+/// Counts of layer `(a, b)` in `dir`, or `None` when it is not built. Reads one layer at a
+/// time, so that summing up large tables needs no more memory than their largest layer.
+pub fn layer_stats(dir: &Path, rules: &Rules, a: usize, b: usize) -> Result<Option<LayerStats>> {
+    Ok(read_layer(dir, rules, a, b)?.map(|data| LayerStats::of(a, b, &data)))
 }
 
 /// What one layer holds.
@@ -822,6 +842,9 @@ pub enum TablebaseCommand {
         /// Threads to solve with; default all cores.
         #[arg(long)]
         threads: Option<usize>,
+        /// Tables for the variant where a capture chain must go on while it can.
+        #[arg(long)]
+        mandatory_continuation: bool,
     },
     /// Prints a position's value and every legal turn with its value.
     Probe {
@@ -831,24 +854,54 @@ pub enum TablebaseCommand {
         /// Where the layer files are.
         #[arg(long)]
         dir: PathBuf,
+        /// Tables for the variant where a capture chain must go on while it can.
+        #[arg(long)]
+        mandatory_continuation: bool,
     },
     /// Prints per layer: positions, wins, draws, losses and the longest distance.
     Stats {
         /// Where the layer files are.
         #[arg(long)]
         dir: PathBuf,
+        /// Tables for the variant where a capture chain must go on while it can.
+        #[arg(long)]
+        mandatory_continuation: bool,
     },
 }
 
-/// Runs a `vato tablebase` job, writing its report to `out`. The tables follow the
-/// default rules.
+impl TablebaseCommand {
+    /// The rules the job's tables follow: the defaults, or the chain variant asked for.
+    fn rules(&self) -> Rules {
+        let mandatory = match self {
+            TablebaseCommand::Build {
+                mandatory_continuation,
+                ..
+            }
+            | TablebaseCommand::Probe {
+                mandatory_continuation,
+                ..
+            }
+            | TablebaseCommand::Stats {
+                mandatory_continuation,
+                ..
+            } => *mandatory_continuation,
+        };
+        Rules {
+            chain_rule: ChainRule::mandatory_if(mandatory),
+            ..Rules::default()
+        }
+    }
+}
+
+/// Runs a `vato tablebase` job, writing its report to `out`.
 pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
-    let rules = Rules::default();
+    let rules = command.rules();
     match command {
         TablebaseCommand::Build {
             stones,
             dir,
             threads,
+            ..
         } => {
             let threads = threads.unwrap_or_else(|| {
                 std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
@@ -863,14 +916,15 @@ pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
                 started.elapsed().as_secs_f64()
             )?;
         }
-        TablebaseCommand::Probe { fen, dir } => {
+        TablebaseCommand::Probe { fen, dir, .. } => {
             let position = parse_position(&fen).context("bad --fen")?;
-            let mut tablebase = Tablebase::new(dir, rules);
-            match tablebase.probe(&position)? {
+            let stones = position.occupied().count() as usize;
+            let tablebase = Tablebase::open(&dir, rules, stones)?;
+            match tablebase.probe(&position) {
                 None => writeln!(out, "not in the tables")?,
                 Some(value) => {
                     writeln!(out, "value: {value}")?;
-                    if let Some(turns) = tablebase.probe_turns(&position)? {
+                    if let Some(turns) = tablebase.probe_turns(&position) {
                         for (text, value) in turns {
                             writeln!(out, "{text}: {value}")?;
                         }
@@ -878,8 +932,7 @@ pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
                 }
             }
         }
-        TablebaseCommand::Stats { dir } => {
-            let mut tablebase = Tablebase::new(dir, rules);
+        TablebaseCommand::Stats { dir, .. } => {
             writeln!(
                 out,
                 "| stones | layer | positions | wins | draws | losses | longest |"
@@ -890,7 +943,7 @@ pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
             for n in 2..=8 {
                 for (a, b) in layers_with(n) {
                     total += layer_size(a, b);
-                    if let Some(s) = tablebase.layer_stats(a, b)? {
+                    if let Some(s) = layer_stats(&dir, &rules, a, b)? {
                         writeln!(
                             out,
                             "| {n} | {a}v{b} | {} | {} | {} | {} | {} |",

@@ -23,6 +23,7 @@ fn request(history: Vec<Position>, limits: Limits) -> SearchRequest {
         move_overhead: Duration::ZERO,
         threads: 1,
         tt: Arc::new(TranspositionTable::new(4)),
+        tablebase: None,
         config: SearchConfig::default(),
     }
 }

@@ -14,14 +14,18 @@ use vato::tablebase::{
 
 const CHAIN: ChainRule = ChainRule::Optional;
 
+/// A fresh directory under Cargo's scratch space for integration tests (inside the
+/// target directory, so nothing is left elsewhere).
 fn temp_dir(name: &str) -> PathBuf {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    std::env::temp_dir().join(format!("vato-tb-{name}-{}-{nanos}", std::process::id()))
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tablebase-{name}"));
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).expect("old scratch directory removable");
+    }
+    dir
 }
 
-/// The tables of up to four stones, built once for every test of this file.
+/// The tables of up to four stones, built once for every test of this file (the old ones
+/// removed first, so that every run builds them).
 fn tables_dir() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -31,14 +35,15 @@ fn tables_dir() -> &'static PathBuf {
     })
 }
 
-fn tablebase() -> Tablebase {
-    Tablebase::new(tables_dir().clone(), Rules::default())
+fn tablebase() -> &'static Tablebase {
+    static TABLES: OnceLock<Tablebase> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        Tablebase::open(tables_dir(), Rules::default(), 8).expect("tables readable")
+    })
 }
 
-fn probe(tb: &mut Tablebase, position: &Position) -> Value {
-    tb.probe(position)
-        .expect("tables readable")
-        .expect("position in the tables")
+fn probe(tb: &Tablebase, position: &Position) -> Value {
+    tb.probe(position).expect("position in the tables")
 }
 
 struct Rng(u64);
@@ -265,11 +270,11 @@ fn normalized(p: &Position) -> Position {
 
 #[test]
 fn every_position_of_up_to_three_stones_matches_the_independent_solver() {
-    let mut tb = tablebase();
+    let tb = tablebase();
     let oracle = oracle();
     assert_eq!(oracle.len(), 2 * (1980 + 2 * 42570));
     for (position, &expected) in oracle {
-        assert_eq!(probe(&mut tb, position), expected, "{position:?}");
+        assert_eq!(probe(tb, position), expected, "{position:?}");
     }
 }
 
@@ -327,14 +332,14 @@ fn bounded(p: &Position, depth: u16) -> Option<Value> {
 
 #[test]
 fn random_four_stone_positions_match_a_bounded_minimax() {
-    let mut tb = tablebase();
+    let tb = tablebase();
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let depth = 3;
     let mut decided = 0;
     for (a, b) in layers_with(4) {
         for _ in 0..150 {
             let p = position_of(a, b, rng.below(layer_size(a, b)));
-            let value = probe(&mut tb, &p);
+            let value = probe(tb, &p);
             match bounded(&p, depth) {
                 Some(v) => {
                     decided += 1;
@@ -352,15 +357,15 @@ fn random_four_stone_positions_match_a_bounded_minimax() {
 
 #[test]
 fn mirror_images_and_colour_flips_have_the_same_value() {
-    let mut tb = tablebase();
+    let tb = tablebase();
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     for stones in 2..=4 {
         for (a, b) in layers_with(stones) {
             for _ in 0..2000 {
                 let p = position_of(a, b, rng.below(layer_size(a, b)));
-                let value = probe(&mut tb, &p);
+                let value = probe(tb, &p);
                 for image in [p.mirror_files(), p.mirror_ranks(), p.rotate(), p.flip()] {
-                    assert_eq!(probe(&mut tb, &image), value, "{p:?}");
+                    assert_eq!(probe(tb, &image), value, "{p:?}");
                 }
             }
         }
@@ -369,7 +374,7 @@ fn mirror_images_and_colour_flips_have_the_same_value() {
 
 #[test]
 fn values_are_consistent_with_the_children() {
-    let mut tb = tablebase();
+    let tb = tablebase();
     let mut rng = Rng(0xdead_beef_cafe_f00d);
     for stones in 2..=4 {
         for (a, b) in layers_with(stones) {
@@ -378,7 +383,7 @@ fn values_are_consistent_with_the_children() {
             for k in 0..samples {
                 let index = if samples == size { k } else { rng.below(size) };
                 let p = position_of(a, b, index);
-                let value = probe(&mut tb, &p);
+                let value = probe(tb, &p);
                 let options: Vec<Value> = legal_turns(&p, CHAIN)
                     .into_iter()
                     .map(|t| {
@@ -386,7 +391,7 @@ fn values_are_consistent_with_the_children() {
                         if child.us().is_empty() {
                             WIN1
                         } else {
-                            probe(&mut tb, &child).through_turn(t.is_capture())
+                            probe(tb, &child).through_turn(t.is_capture())
                         }
                     })
                     .collect();
@@ -408,10 +413,10 @@ fn values_are_consistent_with_the_children() {
 
 #[test]
 fn the_probe_lists_every_turn_best_first() {
-    let mut tb = tablebase();
+    let tb = tablebase();
     let p = vato::fen::parse_position("9/9/4B4/9/W1W6 w").unwrap();
-    assert_eq!(probe(&mut tb, &p), WIN1);
-    let turns = tb.probe_turns(&p).unwrap().unwrap();
+    assert_eq!(probe(tb, &p), WIN1);
+    let turns = tb.probe_turns(&p).unwrap();
     assert_eq!(turns, vec![("c1d2A".to_string(), WIN1)]);
 }
 
@@ -430,16 +435,16 @@ fn finished_layers_are_kept_and_damaged_files_are_refused() {
     let last = bytes.len() - 1;
     bytes[last] ^= 1;
     std::fs::write(&path, &bytes).unwrap();
-    let mut tb = Tablebase::new(dir.clone(), rules);
-    let error = tb.probe(&position_of(2, 1, 0)).unwrap_err();
+    let error = Tablebase::open(&dir, rules, 3)
+        .err()
+        .expect("a damaged file is refused");
     assert!(format!("{error:#}").contains("checksum"), "{error:#}");
 
     let other = Rules {
         chain_rule: ChainRule::Mandatory,
         ..rules
     };
-    let mut tb = Tablebase::new(dir.clone(), other);
-    assert!(tb.probe(&position_of(1, 1, 0)).is_err());
+    assert!(Tablebase::open(&dir, other, 2).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -471,4 +476,84 @@ fn the_engine_plays_from_the_tables_at_the_root() {
         lines.iter().all(|l| !l.starts_with("info depth 2")),
         "no search: {text}"
     );
+}
+
+/// Searches `fen` to `depth` with one thread, with or without the tables.
+fn search_with(fen: &str, depth: u32, tables: bool) -> vato::search::Outcome {
+    use std::sync::Arc;
+    use vato::search::{Limits, SearchConfig, SearchRequest, Signals, search};
+    let request = SearchRequest {
+        history: vec![vato::fen::parse_position(fen).unwrap()],
+        rules: Rules::default(),
+        limits: Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        },
+        multipv: 1,
+        move_overhead: std::time::Duration::ZERO,
+        threads: 1,
+        tt: Arc::new(vato::tt::TranspositionTable::new(4)),
+        tablebase: tables
+            .then(|| Arc::new(Tablebase::open(tables_dir(), Rules::default(), 8).expect("tables"))),
+        config: SearchConfig::default(),
+    };
+    search(&request, &Signals::new(false), &mut |_| {})
+}
+
+/// Five stones, beyond the four-stone tables, but two plies from a capture into them: the
+/// search sees the win through the tables (a tablebase score) where, at the same depth
+/// without them, it only sees a material edge.
+#[test]
+fn the_search_probes_the_tables_below_the_root() {
+    use vato::search::TABLEBASE_WIN;
+    let fen = "1W7/7W1/5B3/6W2/8B w";
+    let with = search_with(fen, 4, true);
+    assert!(with.score >= TABLEBASE_WIN - 100, "{with:?}");
+    let without = search_with(fen, 4, false);
+    assert!(without.score < 1_000, "{without:?}");
+}
+
+/// The engine, started with `--tablebase-path`, reports `tbhits` when its search probed the
+/// tables, and plays the winning turn.
+#[test]
+fn the_engine_reports_tablebase_hits() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_vato"))
+        .arg("--tablebase-path")
+        .arg(tables_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("engine starts");
+    let mut stdin = child.stdin.take().expect("piped");
+    writeln!(stdin, "position fen 1W7/7W1/5B3/6W2/8B w").unwrap();
+    writeln!(stdin, "go depth 4").unwrap();
+    stdin.flush().unwrap();
+    let mut lines = Vec::new();
+    for line in BufReader::new(child.stdout.take().expect("piped")).lines() {
+        let line = line.unwrap();
+        let done = line.starts_with("bestmove");
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    drop(stdin);
+    child.wait().unwrap();
+    let text = lines.join("\n");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string tablebase: 6 layers")),
+        "{text}"
+    );
+    let last_info = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .unwrap();
+    assert!(last_info.contains(" tbhits "), "{text}");
+    assert!(last_info.contains("score cp 199"), "{text}");
+    assert_eq!(lines.last().unwrap(), "bestmove g2h2", "{text}");
 }

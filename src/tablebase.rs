@@ -31,7 +31,6 @@ use crate::position::{Color, Position};
 use crate::rules::{ChainRule, Rules};
 use crate::turn::Turn;
 use anyhow::{Context, Result, bail};
-use std::collections::HashMap;
 use std::fmt;
 use std::fs;
 use std::io::{Read, Write};
@@ -120,18 +119,16 @@ fn compress(bits: u64, taken: u64) -> u64 {
     out
 }
 
-/// The inverse of [`compress`]: the free point of each compressed index.
+/// The inverse of [`compress`]: the free point of each compressed index. Each taken point,
+/// from the lowest up, opens a gap by moving the bits at and above it up by one (a few
+/// shifts per taken point, no branch per board point).
 fn expand(bits: u64, taken: u64) -> u64 {
-    let mut out = 0;
-    let mut free = !taken & Bitboard::ALL.bits();
-    let mut q = 0;
-    while free != 0 {
-        let p = free.trailing_zeros();
-        if bits & (1 << q) != 0 {
-            out |= 1 << p;
-        }
-        free &= free - 1;
-        q += 1;
+    let mut out = bits;
+    let mut rest = taken;
+    while rest != 0 {
+        let below = (rest & rest.wrapping_neg()) - 1;
+        out = (out & below) | ((out & !below) << 1);
+        rest &= rest - 1;
     }
     out
 }
@@ -514,7 +511,9 @@ pub fn build(
         bail!("--stones must be between 2 and 8");
     }
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut solved: HashMap<(usize, usize), Vec<u16>> = HashMap::new();
+    // Solved layers by `slot_of`, for the captures of larger layers; the largest layers
+    // are never needed again, so they are not kept.
+    let mut solved: Vec<Option<Vec<u16>>> = vec![None; slot_of(MAX_STONES, MAX_STONES) + 1];
     let mut report = BuildReport {
         solved: Vec::new(),
         kept: Vec::new(),
@@ -541,9 +540,11 @@ pub fn build(
                 .collect::<Result<_>>()?;
             let size: u64 = pair.iter().map(|&(x, y)| layer_size(x, y)).sum();
             if existing.iter().all(Option::is_some) {
-                for (&layer, data) in pair.iter().zip(existing) {
-                    solved.insert(layer, data.expect("checked"));
-                    report.kept.push(layer);
+                for (&(x, y), data) in pair.iter().zip(existing) {
+                    if n < stones {
+                        solved[slot_of(x, y)] = data;
+                    }
+                    report.kept.push((x, y));
                 }
                 done += size;
                 if progress == Progress::Stderr {
@@ -557,8 +558,10 @@ pub fn build(
                 write_layer(dir, rules, x, y, data)?;
                 report.solved.push((x, y));
             }
-            for (&layer, data) in pair.iter().zip(tables) {
-                solved.insert(layer, data);
+            if n < stones {
+                for (&(x, y), data) in pair.iter().zip(tables) {
+                    solved[slot_of(x, y)] = Some(data);
+                }
             }
             done += size;
             if progress == Progress::Stderr {
@@ -586,6 +589,9 @@ const UNDECIDED_CODE: u16 = WIN_BIT | LOSS_BIT;
 /// Positions a solver thread takes at a time: large enough to make the hand-out cheap,
 /// small enough to keep both cores busy to the end of a pass.
 const CHUNK: u64 = 1 << 15;
+
+/// Predecessors gathered before they are credited (see [`PairSolver::retract`]).
+const RETRACT_BATCH: usize = 1024;
 
 /// Runs `work` over `0..size` in chunks on `threads` threads.
 fn parallel_chunks(size: u64, threads: usize, work: impl Fn(std::ops::Range<u64>) + Sync) {
@@ -615,7 +621,8 @@ struct PairSolver<'a> {
     /// a win for the opponent. When it reaches zero, every paika loses.
     open_paikas: Vec<Vec<AtomicU8>>,
     /// The solved layers with fewer stones, where every capture leads.
-    smaller: &'a HashMap<(usize, usize), Vec<u16>>,
+    /// By `slot_of`.
+    smaller: &'a [Option<Vec<u16>>],
     chain_rule: ChainRule,
 }
 
@@ -666,10 +673,8 @@ impl PairSolver<'_> {
             if us.is_empty() {
                 return win_code(1);
             }
-            let layer = (us.count() as usize, them.count() as usize);
-            let table = self
-                .smaller
-                .get(&layer)
+            let table = self.smaller[slot_of(us.count() as usize, them.count() as usize)]
+                .as_ref()
                 .expect("smaller layers are solved first");
             match Value::decode(table[index_of(us, them) as usize]).outcome {
                 Outcome::Loss => return win_code(1),
@@ -691,6 +696,7 @@ impl PairSolver<'_> {
         let partner = self.partner(slot);
         let (lost, won) = (loss_code(distance), win_code(distance));
         let mut passed = 0;
+        let mut batch = Vec::with_capacity(RETRACT_BATCH + 64);
         for index in range {
             let code = self.codes[slot][index as usize].load(Ordering::Relaxed);
             if code != lost && code != won {
@@ -699,40 +705,57 @@ impl PairSolver<'_> {
             passed += 1;
             let (us, them) = placement_of(a, b, index);
             let empty = !(us | them).bits() & Bitboard::ALL.bits();
-            // The opponent moved last: undo each of its possible steps.
+            // The opponent moved last: undo each of its possible steps. Predecessors
+            // already decided are dropped here, where their reads are independent of each
+            // other and overlap in memory; the updates come in a second loop.
             for to in them {
                 let mut froms = ADJACENT[to.index()] & empty;
                 while froms != 0 {
                     let from = froms & froms.wrapping_neg();
                     froms &= froms - 1;
                     let before = Bitboard::from_bits(them.bits() ^ (1u64 << to.index()) ^ from);
-                    let parent = index_of(before, us) as usize;
-                    let cell = &self.codes[partner][parent];
-                    if cell.load(Ordering::Relaxed) != UNDECIDED_CODE {
-                        continue;
-                    }
-                    let decided = if code == lost {
-                        Some(win_code(distance + 1))
-                    } else if self.open_paikas[partner][parent].fetch_sub(1, Ordering::Relaxed) == 1
+                    let parent = index_of(before, us) as u32;
+                    if self.codes[partner][parent as usize].load(Ordering::Relaxed)
+                        == UNDECIDED_CODE
                     {
-                        Some(loss_code(distance + 1))
-                    } else {
-                        None
-                    };
-                    if let Some(new) = decided {
-                        // Another thread may have decided it in the meantime (a win found
-                        // through another child); the first decision stands.
-                        let _ = cell.compare_exchange(
-                            UNDECIDED_CODE,
-                            new,
-                            Ordering::Relaxed,
-                            Ordering::Relaxed,
-                        );
+                        batch.push((parent, code == lost));
                     }
                 }
             }
+            if batch.len() >= RETRACT_BATCH {
+                self.credit(partner, &batch, distance);
+                batch.clear();
+            }
         }
+        self.credit(partner, &batch, distance);
         passed
+    }
+
+    /// Credits each predecessor in `batch` (in layer `slot`) with a child decided at
+    /// `distance`: a lost child (flag set) makes it a win, the last won child a loss.
+    fn credit(&self, slot: usize, batch: &[(u32, bool)], distance: u16) {
+        for &(parent, child_lost) in batch {
+            let parent = parent as usize;
+            let cell = &self.codes[slot][parent];
+            if cell.load(Ordering::Relaxed) != UNDECIDED_CODE {
+                continue;
+            }
+            let decided = if child_lost {
+                win_code(distance + 1)
+            } else if self.open_paikas[slot][parent].fetch_sub(1, Ordering::Relaxed) == 1 {
+                loss_code(distance + 1)
+            } else {
+                continue;
+            };
+            // Another thread may have decided it in the meantime (a win found through
+            // another child); the first decision stands.
+            let _ = cell.compare_exchange(
+                UNDECIDED_CODE,
+                decided,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+        }
     }
 }
 
@@ -743,7 +766,7 @@ impl PairSolver<'_> {
 fn solve_pair(
     a: usize,
     b: usize,
-    smaller: &HashMap<(usize, usize), Vec<u16>>,
+    smaller: &[Option<Vec<u16>>],
     rules: &Rules,
     threads: usize,
     progress: Progress,

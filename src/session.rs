@@ -16,7 +16,7 @@ use crate::protocol::{Command, GoParams, Query, parse_command};
 use crate::search::{
     Limits, Outcome, Report, Score, SearchConfig, SearchRequest, Signals, search, tablebase_score,
 };
-use crate::tablebase::{MAX_STONES, Tablebase, Value as TablebaseValue};
+use crate::tablebase::{Tablebase, Value as TablebaseValue};
 use crate::timeman::Clock;
 use crate::tt::TranspositionTable;
 use crate::turn::Turn;
@@ -339,11 +339,8 @@ impl Session {
             return;
         }
         let started = std::time::Instant::now();
-        match Tablebase::open(
-            std::path::Path::new(&path),
-            self.options.rules(),
-            MAX_STONES,
-        ) {
+        let stones = self.options.tablebase_stones as usize;
+        match Tablebase::open(std::path::Path::new(&path), self.options.rules(), stones) {
             Ok(tables) if tables.layers().is_empty() => {
                 self.say(&format!("info string tablebase: no tables in '{path}'"));
             }

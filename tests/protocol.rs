@@ -414,7 +414,7 @@ fn is_log_line(line: &str, direction: &str, text: &str) -> bool {
 // 1. Handshake
 // ---------------------------------------------------------------------------------------
 
-const OPTION_NAMES: [&str; 10] = [
+const OPTION_NAMES: [&str; 11] = [
     "Hash",
     "Clear Hash",
     "Threads",
@@ -425,6 +425,7 @@ const OPTION_NAMES: [&str; 10] = [
     "NoCaptureLimit",
     "MandatoryContinuation",
     "TablebasePath",
+    "TablebaseStones",
 ];
 
 /// Sends `hello` (`uci` or `ugi`) and checks the identification, one declaration per

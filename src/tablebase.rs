@@ -36,7 +36,7 @@ use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The binomial coefficients `C(n, k)` for `n, k <= 45`.
 static BINOMIAL: [[u64; NUM_SQUARES + 1]; NUM_SQUARES + 1] = binomial_table();
@@ -593,9 +593,21 @@ const CHUNK: u64 = 1 << 15;
 /// Predecessors gathered before they are credited (see [`PairSolver::retract`]).
 const RETRACT_BATCH: usize = 1024;
 
-/// Runs `work` over `0..size` in chunks on `threads` threads.
-fn parallel_chunks(size: u64, threads: usize, work: impl Fn(std::ops::Range<u64>) + Sync) {
+/// A pass running longer than this shows a progress line on standard error.
+const PROGRESS_AFTER: Duration = Duration::from_secs(2);
+
+/// Runs `work` over `0..size` in chunks on `threads` threads. With a `label`, a pass that
+/// runs long shows its progress and the time left on one line of standard error,
+/// rewritten in place.
+fn parallel_chunks(
+    size: u64,
+    threads: usize,
+    label: Option<&str>,
+    work: impl Fn(std::ops::Range<u64>) + Sync,
+) {
     let next = AtomicU64::new(0);
+    let finished = AtomicU64::new(0);
+    let started = Instant::now();
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             scope.spawn(|| {
@@ -604,9 +616,35 @@ fn parallel_chunks(size: u64, threads: usize, work: impl Fn(std::ops::Range<u64>
                     if start >= size {
                         break;
                     }
-                    work(start..(start + CHUNK).min(size));
+                    let end = (start + CHUNK).min(size);
+                    work(start..end);
+                    finished.fetch_add(end - start, Ordering::Relaxed);
                 }
             });
+        }
+        let Some(label) = label else { return };
+        let mut shown = false;
+        let mut last = started;
+        while finished.load(Ordering::Relaxed) < size {
+            std::thread::sleep(Duration::from_millis(50));
+            let now = Instant::now();
+            if now.duration_since(started) < PROGRESS_AFTER
+                || now.duration_since(last) < PROGRESS_AFTER
+            {
+                continue;
+            }
+            last = now;
+            shown = true;
+            let done = finished.load(Ordering::Relaxed).max(1);
+            let elapsed = started.elapsed().as_secs_f64();
+            eprint!(
+                "\r  {label}: {:5.1}% of {size} positions, about {:.0} s left   ",
+                100.0 * done as f64 / size as f64,
+                elapsed / done as f64 * (size - done.min(size)) as f64
+            );
+        }
+        if shown {
+            eprintln!();
         }
     });
 }
@@ -799,10 +837,15 @@ fn solve_pair(
         chain_rule: rules.chain_rule,
     };
     let started = Instant::now();
+    let show = progress == Progress::Stderr;
     for (slot, &(x, y)) in solver.layers.iter().enumerate() {
-        parallel_chunks(layer_size(x, y), threads, |range| {
-            solver.classify(slot, range)
-        });
+        let label = format!("{x}v{y} first pass");
+        parallel_chunks(
+            layer_size(x, y),
+            threads,
+            show.then_some(&*label),
+            |range| solver.classify(slot, range),
+        );
     }
     if progress == Progress::Stderr {
         eprintln!(
@@ -814,10 +857,16 @@ fn solve_pair(
     loop {
         let passed = AtomicU64::new(0);
         for (slot, &(x, y)) in solver.layers.iter().enumerate() {
-            parallel_chunks(layer_size(x, y), threads, |range| {
-                let n = solver.retract(slot, range, distance);
-                passed.fetch_add(n, Ordering::Relaxed);
-            });
+            let label = format!("{x}v{y} distance {distance}");
+            parallel_chunks(
+                layer_size(x, y),
+                threads,
+                show.then_some(&*label),
+                |range| {
+                    let n = solver.retract(slot, range, distance);
+                    passed.fetch_add(n, Ordering::Relaxed);
+                },
+            );
         }
         let passed = passed.into_inner();
         if progress == Progress::Stderr && passed > 0 {

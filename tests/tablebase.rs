@@ -448,11 +448,10 @@ fn finished_layers_are_kept_and_damaged_files_are_refused() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// The engine, started with `--tablebase-path`, answers a position of the tables from them
-/// (an `info string tablebase ...` line and the tables' best turn) without searching.
-#[test]
-fn the_engine_plays_from_the_tables_at_the_root() {
-    use std::io::Write;
+/// Runs the engine with `--tablebase-path` on the four-stone tables, sends `commands`,
+/// and returns its output up to and including the first `bestmove` line.
+fn engine_with_tables(commands: &[&str]) -> Vec<String> {
+    use std::io::{BufRead, BufReader, Write};
     use std::process::{Command, Stdio};
     let mut child = Command::new(env!("CARGO_BIN_EXE_vato"))
         .arg("--tablebase-path")
@@ -462,16 +461,37 @@ fn the_engine_plays_from_the_tables_at_the_root() {
         .spawn()
         .expect("engine starts");
     let mut stdin = child.stdin.take().expect("piped");
-    // White c3 and g3 against black e1: c3d2A takes the last black stone.
-    writeln!(stdin, "position fen 9/9/2W3W2/9/4B4 w").unwrap();
-    writeln!(stdin, "go depth 5").unwrap();
-    writeln!(stdin, "isready").unwrap();
+    for command in commands {
+        writeln!(stdin, "{command}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut lines = Vec::new();
+    for line in BufReader::new(child.stdout.take().expect("piped")).lines() {
+        let line = line.unwrap();
+        let done = line.starts_with("bestmove");
+        lines.push(line);
+        if done {
+            break;
+        }
+    }
+    // Closing the input ends the session.
     drop(stdin);
-    let output = child.wait_with_output().expect("engine ends");
-    let text = String::from_utf8(output.stdout).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    assert!(lines.contains(&"info string tablebase win 1"), "{text}");
-    assert!(lines.contains(&"bestmove c3d2A"), "{text}");
+    child.wait().unwrap();
+    lines
+}
+
+/// The engine, started with `--tablebase-path`, answers a position of the tables from them
+/// (an `info string tablebase ...` line and the tables' best turn) without searching.
+#[test]
+fn the_engine_plays_from_the_tables_at_the_root() {
+    // White c3 and g3 against black e1: c3d2A takes the last black stone.
+    let lines = engine_with_tables(&["position fen 9/9/2W3W2/9/4B4 w", "go depth 5"]);
+    let text = lines.join("\n");
+    assert!(
+        lines.iter().any(|l| l == "info string tablebase win 1"),
+        "{text}"
+    );
+    assert_eq!(lines.last().unwrap(), "bestmove c3d2A", "{text}");
     assert!(
         lines.iter().all(|l| !l.starts_with("info depth 2")),
         "no search: {text}"
@@ -517,30 +537,7 @@ fn the_search_probes_the_tables_below_the_root() {
 /// tables, and plays the winning turn.
 #[test]
 fn the_engine_reports_tablebase_hits() {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vato"))
-        .arg("--tablebase-path")
-        .arg(tables_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("engine starts");
-    let mut stdin = child.stdin.take().expect("piped");
-    writeln!(stdin, "position fen 1W7/7W1/5B3/6W2/8B w").unwrap();
-    writeln!(stdin, "go depth 4").unwrap();
-    stdin.flush().unwrap();
-    let mut lines = Vec::new();
-    for line in BufReader::new(child.stdout.take().expect("piped")).lines() {
-        let line = line.unwrap();
-        let done = line.starts_with("bestmove");
-        lines.push(line);
-        if done {
-            break;
-        }
-    }
-    drop(stdin);
-    child.wait().unwrap();
+    let lines = engine_with_tables(&["position fen 1W7/7W1/5B3/6W2/8B w", "go depth 4"]);
     let text = lines.join("\n");
     assert!(
         lines

@@ -132,7 +132,7 @@ pub struct Session {
     search: Option<RunningSearch>,
     /// The search's table, kept between searches, sized by `Hash`.
     tt: Arc<TranspositionTable>,
-    /// Endgame tables from `TablebasePath`, probed at the root.
+    /// Endgame tables from `TablebasePath`, probed at the root and lent to every search.
     tablebase: Option<Arc<Tablebase>>,
     debug: bool,
 }

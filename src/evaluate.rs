@@ -7,6 +7,7 @@
 
 use crate::bitboard::Bitboard;
 use crate::geometry::{Direction, NUM_SQUARES};
+use crate::movegen::paika_steps;
 use crate::position::Position;
 
 /// The value of one stone.
@@ -35,10 +36,7 @@ pub struct Term {
 }
 
 fn mobility(stones: Bitboard, empty: Bitboard) -> i32 {
-    Direction::ALL
-        .iter()
-        .map(|&d| (stones.shift(d) & empty).count() as i32)
-        .sum()
+    paika_steps(stones, empty) as i32
 }
 
 /// Stones of `victims` that `attackers` could capture first by one step (a cheap count:

@@ -72,6 +72,15 @@ pub fn has_legal_turn(position: &Position) -> bool {
     Direction::ALL.iter().any(|&d| (us.shift(d) & empty).any())
 }
 
+/// The number of paika steps `stones` could make into `empty` (one per stone and line
+/// direction with an empty neighbour): the paikas of a position without captures.
+pub fn paika_steps(stones: Bitboard, empty: Bitboard) -> u32 {
+    Direction::ALL
+        .iter()
+        .map(|&d| (stones.shift(d) & empty).count())
+        .sum()
+}
+
 /// Fills `out` (cleared first) with every legal turn, one entry per distinct result.
 pub fn generate_turns(position: &Position, chain_rule: ChainRule, out: &mut Vec<Turn>) {
     out.clear();

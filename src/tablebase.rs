@@ -25,7 +25,7 @@
 use crate::bitboard::Bitboard;
 use crate::fen::parse_position;
 use crate::geometry::{ADJACENT, NUM_SQUARES};
-use crate::movegen::{generate_turns, has_capture};
+use crate::movegen::{generate_turns, has_capture, paika_steps};
 use crate::notation::spelled_turns;
 use crate::position::{Color, Position};
 use crate::rules::{ChainRule, Rules};
@@ -685,12 +685,7 @@ impl PairSolver<'_> {
             if has_capture(&position) {
                 cell.store(self.capture_code(&position, &mut turns), Ordering::Relaxed);
             } else {
-                let empty = position.empty().bits();
-                let paikas: u32 = position
-                    .us()
-                    .into_iter()
-                    .map(|from| (ADJACENT[from.index()] & empty).count_ones())
-                    .sum();
+                let paikas = paika_steps(position.us(), position.empty());
                 if paikas == 0 {
                     cell.store(loss_code(0), Ordering::Relaxed);
                 } else {

@@ -36,6 +36,7 @@ use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 /// The binomial coefficients `C(n, k)` for `n, k <= 45`.
@@ -593,8 +594,9 @@ const CHUNK: u64 = 1 << 15;
 /// Predecessors gathered before they are credited (see [`PairSolver::retract`]).
 const RETRACT_BATCH: usize = 1024;
 
-/// A pass running longer than this shows a progress line on standard error.
-const PROGRESS_AFTER: Duration = Duration::from_secs(2);
+/// A pass running longer than this shows a progress line on standard error, renewed as
+/// often.
+const PROGRESS_EVERY: Duration = Duration::from_secs(2);
 
 /// Runs `work` over `0..size` in chunks on `threads` threads. With a `label`, a pass that
 /// runs long shows its progress and the time left on one line of standard error,
@@ -608,9 +610,15 @@ fn parallel_chunks(
     let next = AtomicU64::new(0);
     let finished = AtomicU64::new(0);
     let started = Instant::now();
+    // The workers never send: the channel closes when the last of them ends, which wakes
+    // the progress loop at once instead of at its next tick.
+    let (running, all_done) = mpsc::channel::<()>();
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
-            scope.spawn(|| {
+            let running = running.clone();
+            let (next, finished, work) = (&next, &finished, &work);
+            scope.spawn(move || {
+                let _running = running;
                 loop {
                     let start = next.fetch_add(CHUNK, Ordering::Relaxed);
                     if start >= size {
@@ -622,25 +630,17 @@ fn parallel_chunks(
                 }
             });
         }
+        drop(running);
         let Some(label) = label else { return };
         let mut shown = false;
-        let mut last = started;
-        while finished.load(Ordering::Relaxed) < size {
-            std::thread::sleep(Duration::from_millis(50));
-            let now = Instant::now();
-            if now.duration_since(started) < PROGRESS_AFTER
-                || now.duration_since(last) < PROGRESS_AFTER
-            {
-                continue;
-            }
-            last = now;
+        while let Err(RecvTimeoutError::Timeout) = all_done.recv_timeout(PROGRESS_EVERY) {
             shown = true;
-            let done = finished.load(Ordering::Relaxed).max(1);
+            let done = finished.load(Ordering::Relaxed).clamp(1, size);
             let elapsed = started.elapsed().as_secs_f64();
             eprint!(
                 "\r  {label}: {:5.1}% of {size} positions, about {:.0} s left   ",
                 100.0 * done as f64 / size as f64,
-                elapsed / done as f64 * (size - done.min(size)) as f64
+                elapsed / done as f64 * (size - done) as f64
             );
         }
         if shown {

@@ -1,7 +1,10 @@
-//! Developer tool until the match runner exists: plays two search configurations against
-//! each other in-process, in colour-swapped pairs from random openings, and prints the
-//! score. Usage: `cargo run --release --example selfplay -- PAIRS MOVETIME_MS A B` where A
-//! and B are configuration names listed in `config()`.
+//! Developer tool for measuring one search heuristic against another: plays two
+//! `SearchConfig`s against each other in-process, in colour-swapped pairs from random
+//! openings that a short search finds level, and prints the score. Usage:
+//! `cargo run --release --example selfplay -- PAIRS MOVETIME_MS A B`, where A and B are
+//! configurations as `config()` reads them (`default`, or switches joined by `+`).
+//! `selfplay nodes DEPTH NAMES...` prints the nodes each configuration needs to reach DEPTH
+//! on the bench positions.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -10,94 +13,42 @@ use vato::game::{Game, Status};
 use vato::movegen::legal_turns;
 use vato::position::{Color, Position};
 use vato::rules::Rules;
-use vato::search::{Limits, SearchConfig, SearchRequest, Signals, search};
+use vato::search::{Limits, Score, SearchConfig, SearchRequest, Signals, search};
 use vato::tt::TranspositionTable;
 
+/// A configuration by name: `default`, or switches joined by `+` (e.g. `lmr+q6+w2`).
 fn config(name: &str) -> (SearchConfig, Option<u32>) {
-    let base = SearchConfig::default();
-    match name {
-        "default" => (base, None),
-        "greedy" => (
-            SearchConfig {
-                quiescence_plies: 0,
-                positional_evaluation: false,
-                ..base
-            },
-            Some(1),
-        ),
-        "depth1" => (base, Some(1)),
-        "q0" => (
-            SearchConfig {
-                quiescence_plies: 0,
-                ..base
-            },
-            None,
-        ),
-        "q2" => (
-            SearchConfig {
-                quiescence_plies: 2,
-                ..base
-            },
-            None,
-        ),
-        "q4" => (
-            SearchConfig {
-                quiescence_plies: 4,
-                ..base
-            },
-            None,
-        ),
-        "q6" => (
-            SearchConfig {
-                quiescence_plies: 6,
-                ..base
-            },
-            None,
-        ),
-        "q8" => (
-            SearchConfig {
-                quiescence_plies: 8,
-                ..base
-            },
-            None,
-        ),
-        "q12" => (
-            SearchConfig {
-                quiescence_plies: 12,
-                ..base
-            },
-            None,
-        ),
-        "noasp" => (
-            SearchConfig {
-                aspiration: false,
-                ..base
-            },
-            None,
-        ),
-        "nolmr" => (
-            SearchConfig {
-                late_move_reductions: false,
-                ..base
-            },
-            None,
-        ),
-        "material" => (
-            SearchConfig {
-                positional_evaluation: false,
-                ..base
-            },
-            None,
-        ),
-        "noext" => (
-            SearchConfig {
-                single_reply_extension: false,
-                ..base
-            },
-            None,
-        ),
-        other => panic!("unknown configuration {other}"),
+    let mut cfg = SearchConfig::default();
+    let mut depth = None;
+    for switch in name.split('+') {
+        match switch {
+            "default" => {}
+            "greedy" => {
+                cfg.quiescence_plies = 0;
+                cfg.positional_evaluation = false;
+                depth = Some(1);
+            }
+            "depth1" => depth = Some(1),
+            "noasp" => cfg.aspiration = false,
+            "nolmr" => cfg.late_move_reductions = false,
+            "noext" => cfg.single_reply_extension = false,
+            "material" => cfg.positional_evaluation = false,
+            "lmr" => cfg.logarithmic_reductions = true,
+            "capred" => cfg.capture_reductions = true,
+            "threat" => cfg.threat_quiescence = true,
+            "nolog" => cfg.logarithmic_reductions = false,
+            "nocapred" => cfg.capture_reductions = false,
+            "nothreat" => cfg.threat_quiescence = false,
+            _ if switch.starts_with('q') => {
+                cfg.quiescence_plies = switch[1..].parse().expect("q<plies>")
+            }
+            _ if switch.starts_with('w') => {
+                cfg.quiescence_width = switch[1..].parse().expect("w<width>")
+            }
+            other => panic!("unknown configuration {other}"),
+        }
     }
+    (cfg, depth)
 }
 
 fn opening(seed: u64, plies: usize) -> Position {
@@ -114,6 +65,42 @@ fn opening(seed: u64, plies: usize) -> Position {
         p = p.play(turns[(state % turns.len() as u64) as usize]);
     }
     p
+}
+
+/// A random opening that a depth-5 search finds about level (the mean of its depth-4
+/// and depth-5 scores, which lean to opposite sides, within 60 centi-stones): random turns
+/// often lose stones, and a lost opening decides both games of a pair whoever plays it.
+fn balanced_opening(index: usize) -> Position {
+    for attempt in 0.. {
+        let seed = (index * 1000 + attempt) as u64 + 1;
+        let position = opening(seed, 2 + (index + attempt) % 5);
+        let request = SearchRequest {
+            history: vec![position],
+            rules: Rules::default(),
+            limits: Limits {
+                depth: Some(5),
+                ..Limits::default()
+            },
+            multipv: 1,
+            move_overhead: Duration::ZERO,
+            threads: 1,
+            tt: Arc::new(TranspositionTable::new(16)),
+            tablebase: None,
+            config: SearchConfig::default(),
+        };
+        let mut scores = Vec::new();
+        search(&request, &Signals::new(false), &mut |report| {
+            if let Score::Centi(cp) = report.score
+                && report.depth >= 4
+            {
+                scores.push(cp);
+            }
+        });
+        if scores.len() == 2 && (scores[0] + scores[1]).abs() <= 120 {
+            return position;
+        }
+    }
+    unreachable!()
 }
 
 /// Plays one game; returns the score of `first` (1, 0.5, 0) where `first` plays White.
@@ -153,8 +140,39 @@ fn play(start: Position, white: &str, black: &str, movetime: Duration) -> f64 {
     0.5
 }
 
+/// Nodes a configuration needs to finish `depth` iterations on every bench position: the
+/// search's effort at fixed depth, deterministic, whatever else the machine runs.
+fn nodes_to_depth(name: &str, depth: u32) {
+    let (cfg, _) = config(name);
+    let mut total = 0;
+    for position in vato::bench::positions() {
+        let request = SearchRequest {
+            history: vec![position],
+            rules: Rules::default(),
+            limits: Limits {
+                depth: Some(depth),
+                ..Limits::default()
+            },
+            multipv: 1,
+            move_overhead: Duration::ZERO,
+            threads: 1,
+            tt: Arc::new(TranspositionTable::new(16)),
+            tablebase: None,
+            config: cfg,
+        };
+        total += search(&request, &Signals::new(false), &mut |_| {}).nodes;
+    }
+    println!("{name}: {total} nodes to depth {depth}");
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args[1] == "nodes" {
+        for name in &args[3..] {
+            nodes_to_depth(name, args[2].parse().unwrap());
+        }
+        return;
+    }
     let pairs: usize = args[1].parse().unwrap();
     let movetime = Duration::from_millis(args[2].parse().unwrap());
     let (a, b) = (args[3].clone(), args[4].clone());
@@ -168,7 +186,7 @@ fn main() {
                     if i >= pairs {
                         return;
                     }
-                    let start = opening(i as u64 + 1, 2 + i % 5);
+                    let start = balanced_opening(i);
                     let first = play(start, &a, &b, movetime);
                     let second = 1.0 - play(start, &b, &a, movetime);
                     results.lock().unwrap().push((first, second));
@@ -184,8 +202,13 @@ fn main() {
     let losses = games.iter().filter(|&&g| g == 0.0).count();
     let draws = games.len() - wins - losses;
     let elo = -400.0 * (1.0 / score.clamp(0.001, 0.999) - 1.0).log10();
+    let split = results
+        .iter()
+        .filter(|&&(x, y)| x + y == 1.0 && x != 0.5)
+        .count();
     println!(
-        "{a} vs {b}: +{wins} ={draws} -{losses}  score {:.3}  elo {elo:+.0}",
-        score
+        "{a} vs {b}: +{wins} ={draws} -{losses}  score {:.3}  elo {elo:+.0}  split pairs {split}/{}",
+        score,
+        results.len()
     );
 }

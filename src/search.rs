@@ -7,7 +7,7 @@
 //! nothing of the protocol: the session turns reports into `info` lines.
 
 use crate::evaluate::{evaluate, evaluate_material};
-use crate::movegen::{generate_turns, has_capture, has_legal_turn};
+use crate::movegen::{capturing_stones, generate_turns, has_capture, has_legal_turn};
 use crate::position::Position;
 use crate::rules::Rules;
 use crate::tablebase::{Outcome as TablebaseOutcome, Tablebase, Value as TablebaseValue};
@@ -65,6 +65,17 @@ pub struct SearchConfig {
     pub single_reply_extension: bool,
     /// The full evaluation; material only when false.
     pub positional_evaluation: bool,
+    /// Late move reductions growing with the logarithms of depth and turn number, instead
+    /// of one or two plies.
+    pub logarithmic_reductions: bool,
+    /// Reduce the late captures (those taking fewer stones) of a forced non-PV node.
+    pub capture_reductions: bool,
+    /// Just past the horizon, search every paika of a quiet position whose side to move
+    /// is threatened with a capture, instead of scoring it statically.
+    pub threat_quiescence: bool,
+    /// Past the first quiescence ply, search only this many captures of a position, those
+    /// taking the most stones (all when zero).
+    pub quiescence_width: usize,
 }
 
 impl Default for SearchConfig {
@@ -75,6 +86,10 @@ impl Default for SearchConfig {
             late_move_reductions: true,
             single_reply_extension: true,
             positional_evaluation: true,
+            logarithmic_reductions: true,
+            capture_reductions: true,
+            threat_quiescence: true,
+            quiescence_width: 2,
         }
     }
 }
@@ -290,6 +305,8 @@ struct Searcher<'a> {
     killers: Vec<[Option<Turn>; 2]>,
     /// Paika history by (from, to): how often the turn refuted a position, weighted by depth.
     history: Vec<[i32; 64]>,
+    /// Late move reductions by depth and turn number, for `logarithmic_reductions`.
+    reductions: Box<[[i32; 64]; 64]>,
 }
 
 impl<'a> Searcher<'a> {
@@ -325,6 +342,7 @@ impl<'a> Searcher<'a> {
             pv_table: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
             killers: vec![[None; 2]; MAX_PLY + 1],
             history: vec![[0; 64]; 64],
+            reductions: reduction_table(),
         }
     }
 
@@ -725,16 +743,22 @@ impl<'a> Searcher<'a> {
             let turn = Self::pick(&mut turns, &mut scores, i);
             let child = position.play(turn);
             self.keys.push(child.key());
-            let reduction = if self.config.late_move_reductions
-                && !forced
-                && depth >= 3
-                && i >= 3
-                && scores[i] < KILLER_SCORE
-            {
-                1 + i32::from(i >= 8 && depth >= 5)
-            } else {
-                0
-            };
+            let reduction =
+                if self.config.capture_reductions && forced && !pv_node && depth >= 3 && i >= 2 {
+                    1
+                } else if !self.config.late_move_reductions
+                    || forced
+                    || i < 3
+                    || depth < 3
+                    || scores[i] >= KILLER_SCORE
+                {
+                    0
+                } else if self.config.logarithmic_reductions {
+                    let r = self.reductions[(depth as usize).min(63)][i.min(63)];
+                    (r - i32::from(pv_node)).clamp(1, depth - 2)
+                } else {
+                    1 + i32::from(i >= 8 && depth >= 5)
+                };
             let mut score;
             if i == 0 {
                 score = -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha, pv_node);
@@ -838,6 +862,11 @@ impl<'a> Searcher<'a> {
     /// Past the horizon: a quiet position is scored statically; a position with captures
     /// is never, since the side to move must capture: its captures are searched, up to
     /// `quiescence_plies` of them, and only then is the evaluation taken as it stands.
+    /// The first ply searches every capture; the later ones only the `quiescence_width`
+    /// greediest, which keeps the search (almost all of whose nodes are here in a game of
+    /// forced captures) narrow. Just past the horizon, a quiet position whose side to move
+    /// is threatened with a capture gets its paikas searched (`threat_quiescence`): the
+    /// static score cannot tell whether the threat can be parried.
     fn quiescence(
         &mut self,
         position: &Position,
@@ -861,9 +890,14 @@ impl<'a> Searcher<'a> {
             if !has_legal_turn(position) {
                 return -MATE + ply as i32;
             }
-            return self.evaluate(position);
-        }
-        if qply >= self.config.quiescence_plies || ply >= MAX_PLY - 1 {
+            let threatened = self.config.threat_quiescence
+                && qply == 0
+                && ply < MAX_PLY - 1
+                && !capturing_stones(position.them(), position.us()).is_empty();
+            if !threatened {
+                return self.evaluate(position);
+            }
+        } else if qply >= self.config.quiescence_plies || ply >= MAX_PLY - 1 {
             return self.evaluate(position);
         }
         let mut turns = std::mem::take(&mut self.turn_lists[ply]);
@@ -871,7 +905,12 @@ impl<'a> Searcher<'a> {
         let mut scores = std::mem::take(&mut self.order_scores[ply]);
         self.score_turns(&turns, &mut scores, ply, None);
         let mut best = -INFINITY;
-        for i in 0..turns.len() {
+        let width = match self.config.quiescence_width {
+            0 => turns.len(),
+            _ if qply == 0 => turns.len(),
+            width => width.min(turns.len()),
+        };
+        for i in 0..width {
             let turn = Self::pick(&mut turns, &mut scores, i);
             let child = position.play(turn);
             let score = -self.quiescence(&child, ply + 1, -beta, -alpha, qply + 1);
@@ -893,6 +932,17 @@ impl<'a> Searcher<'a> {
         self.order_scores[ply] = scores;
         best
     }
+}
+
+/// Late move reductions: about ln(depth) * ln(turn number) / 2 plies.
+fn reduction_table() -> Box<[[i32; 64]; 64]> {
+    let mut table = Box::new([[0; 64]; 64]);
+    for (depth, row) in table.iter_mut().enumerate().skip(1) {
+        for (number, r) in row.iter_mut().enumerate().skip(1) {
+            *r = (0.5 + (depth as f64).ln() * (number as f64).ln() / 2.0) as i32;
+        }
+    }
+    table
 }
 
 /// A tablebase value as a score `ply` plies from the root: wins score less the further
@@ -952,6 +1002,21 @@ mod tests {
         assert_eq!(Score::from_internal(-MATE + 4), Score::Mate(-2));
         assert_eq!(Score::from_internal(-MATE), Score::Mate(0));
         assert_eq!(Score::from_internal(150), Score::Centi(150));
+    }
+
+    #[test]
+    fn reductions_grow_with_depth_and_turn_number() {
+        let table = reduction_table();
+        assert_eq!(table[1][1], 0);
+        assert_eq!(table[3][3], 1);
+        for depth in 1..63 {
+            for number in 1..63 {
+                assert!(table[depth][number] <= table[depth + 1][number]);
+                assert!(table[depth][number] <= table[depth][number + 1]);
+            }
+        }
+        // Never more than the remaining depth can give at the depths used.
+        assert!(table[63][63] < 63);
     }
 
     #[test]

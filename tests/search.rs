@@ -73,6 +73,34 @@ fn a_two_turn_combination() {
 }
 
 #[test]
+fn a_threat_that_cannot_be_parried_is_seen_past_the_horizon() {
+    // h3h2 attacks the black stone on i2 (h2g2W takes it by withdrawal) and no black
+    // paika saves a stone, which a depth-7 search confirms. At depth 1 only the threat
+    // search past the horizon sees it; without that search Black's reply is scored as it
+    // stands, the threat counted as a small penalty.
+    let fen = "9/1W4B2/7W1/4W3B/5B3 w";
+    let position = parse_position(fen).unwrap();
+    let depth_one = |threat_quiescence| {
+        let mut request = request(vec![position], depth(1));
+        request.config.threat_quiescence = threat_quiescence;
+        search(&request, &Signals::new(false), &mut |_| {})
+    };
+    let with = depth_one(true);
+    let without = depth_one(false);
+    let spell = |outcome: &Outcome| {
+        spell_turn(
+            &position,
+            Rules::default().chain_rule,
+            outcome.best.unwrap(),
+        )
+    };
+    assert_eq!(spell(&with), "h3h2");
+    assert!(with.score >= 80, "a stone is won: {}", with.score);
+    assert!(without.score < 80, "static score: {}", without.score);
+    assert_eq!(best_spelling(fen, depth(7)).0, "h3h2");
+}
+
+#[test]
 fn blocking_the_last_stone_wins() {
     // g3h4 walls in the black stone on i4 (a weak point with three lines), which then
     // has no legal turn.

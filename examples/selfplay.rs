@@ -51,6 +51,33 @@ fn config(name: &str) -> (SearchConfig, Option<u32>) {
     (cfg, depth)
 }
 
+/// A one-thread search job under the default rules, without tables.
+fn single_thread_request(
+    history: Vec<Position>,
+    limits: Limits,
+    tt: Arc<TranspositionTable>,
+    config: SearchConfig,
+) -> SearchRequest {
+    SearchRequest {
+        history,
+        rules: Rules::default(),
+        limits,
+        multipv: 1,
+        move_overhead: Duration::ZERO,
+        threads: 1,
+        tt,
+        tablebase: None,
+        config,
+    }
+}
+
+fn fixed_depth(depth: u32) -> Limits {
+    Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    }
+}
+
 fn opening(seed: u64, plies: usize) -> Position {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut p = Position::start();
@@ -74,20 +101,12 @@ fn balanced_opening(index: usize) -> Position {
     for attempt in 0.. {
         let seed = (index * 1000 + attempt) as u64 + 1;
         let position = opening(seed, 2 + (index + attempt) % 5);
-        let request = SearchRequest {
-            history: vec![position],
-            rules: Rules::default(),
-            limits: Limits {
-                depth: Some(5),
-                ..Limits::default()
-            },
-            multipv: 1,
-            move_overhead: Duration::ZERO,
-            threads: 1,
-            tt: Arc::new(TranspositionTable::new(16)),
-            tablebase: None,
-            config: SearchConfig::default(),
-        };
+        let request = single_thread_request(
+            vec![position],
+            fixed_depth(5),
+            Arc::new(TranspositionTable::new(16)),
+            SearchConfig::default(),
+        );
         let mut scores = Vec::new();
         search(&request, &Signals::new(false), &mut |report| {
             if let Score::Centi(cp) = report.score
@@ -119,21 +138,17 @@ fn play(start: Position, white: &str, black: &str, movetime: Duration) -> f64 {
         let side = game.position().side_to_move();
         let name = if side == Color::White { white } else { black };
         let (cfg, depth) = config(name);
-        let request = SearchRequest {
-            history: game.positions().to_vec(),
-            rules: *game.rules(),
-            limits: Limits {
-                depth,
-                movetime: depth.is_none().then_some(movetime),
-                ..Limits::default()
-            },
-            multipv: 1,
-            move_overhead: Duration::ZERO,
-            threads: 1,
-            tt: tts[side.index()].clone(),
-            tablebase: None,
-            config: cfg,
+        let limits = Limits {
+            depth,
+            movetime: depth.is_none().then_some(movetime),
+            ..Limits::default()
         };
+        let request = single_thread_request(
+            game.positions().to_vec(),
+            limits,
+            tts[side.index()].clone(),
+            cfg,
+        );
         let outcome = search(&request, &Signals::new(false), &mut |_| {});
         game.play(outcome.best.expect("game is ongoing"));
     }
@@ -146,20 +161,12 @@ fn nodes_to_depth(name: &str, depth: u32) {
     let (cfg, _) = config(name);
     let mut total = 0;
     for position in vato::bench::positions() {
-        let request = SearchRequest {
-            history: vec![position],
-            rules: Rules::default(),
-            limits: Limits {
-                depth: Some(depth),
-                ..Limits::default()
-            },
-            multipv: 1,
-            move_overhead: Duration::ZERO,
-            threads: 1,
-            tt: Arc::new(TranspositionTable::new(16)),
-            tablebase: None,
-            config: cfg,
-        };
+        let request = single_thread_request(
+            vec![position],
+            fixed_depth(depth),
+            Arc::new(TranspositionTable::new(16)),
+            cfg,
+        );
         total += search(&request, &Signals::new(false), &mut |_| {}).nodes;
     }
     println!("{name}: {total} nodes to depth {depth}");

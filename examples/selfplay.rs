@@ -59,15 +59,8 @@ fn single_thread_request(
     config: SearchConfig,
 ) -> SearchRequest {
     SearchRequest {
-        history,
-        rules: Rules::default(),
-        limits,
-        multipv: 1,
-        move_overhead: Duration::ZERO,
-        threads: 1,
-        tt,
-        tablebase: None,
         config,
+        ..SearchRequest::new(history, limits, tt)
     }
 }
 

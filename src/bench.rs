@@ -4,8 +4,7 @@
 
 use crate::fen::parse_position;
 use crate::position::Position;
-use crate::rules::Rules;
-use crate::search::{Limits, SearchConfig, SearchRequest, Signals, search};
+use crate::search::{Limits, SearchRequest, Signals, search};
 use crate::tt::TranspositionTable;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -67,20 +66,11 @@ pub fn run(depth: Option<u32>) -> Vec<String> {
     let mut total_time = Duration::ZERO;
     for (index, position) in positions().into_iter().enumerate() {
         tt.clear();
-        let request = SearchRequest {
-            history: vec![position],
-            rules: Rules::default(),
-            limits: Limits {
-                depth: Some(depth),
-                ..Limits::default()
-            },
-            multipv: 1,
-            move_overhead: Duration::ZERO,
-            threads: 1,
-            tt: tt.clone(),
-            tablebase: None,
-            config: SearchConfig::default(),
+        let limits = Limits {
+            depth: Some(depth),
+            ..Limits::default()
         };
+        let request = SearchRequest::new(vec![position], limits, tt.clone());
         let started = Instant::now();
         let nodes = search(&request, &Signals::new(false), &mut |_| {}).nodes;
         total_time += started.elapsed();

@@ -118,6 +118,25 @@ pub struct SearchRequest {
     pub config: SearchConfig,
 }
 
+impl SearchRequest {
+    /// A one-thread search of the last position of `history` under the default rules and
+    /// heuristics, one PV line, no move overhead and no endgame tables: the job of tools
+    /// and tests, which change the fields they need.
+    pub fn new(history: Vec<Position>, limits: Limits, tt: Arc<TranspositionTable>) -> Self {
+        SearchRequest {
+            history,
+            rules: Rules::default(),
+            limits,
+            multipv: 1,
+            move_overhead: Duration::ZERO,
+            threads: 1,
+            tt,
+            tablebase: None,
+            config: SearchConfig::default(),
+        }
+    }
+}
+
 /// Flags another thread sets to steer a running search.
 #[derive(Debug, Default)]
 pub struct Signals {

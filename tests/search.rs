@@ -4,28 +4,17 @@
 mod common;
 
 use std::sync::Arc;
-use std::time::Duration;
 use vato::fen::parse_position;
 use vato::game::{Status, WinReason, status};
 use vato::movegen::legal_turns;
 use vato::notation::spell_turn;
 use vato::position::Position;
 use vato::rules::Rules;
-use vato::search::{Limits, Outcome, Report, Score, SearchConfig, SearchRequest, Signals, search};
+use vato::search::{Limits, Outcome, Report, Score, SearchRequest, Signals, search};
 use vato::tt::TranspositionTable;
 
 fn request(history: Vec<Position>, limits: Limits) -> SearchRequest {
-    SearchRequest {
-        history,
-        rules: Rules::default(),
-        limits,
-        multipv: 1,
-        move_overhead: Duration::ZERO,
-        threads: 1,
-        tt: Arc::new(TranspositionTable::new(4)),
-        tablebase: None,
-        config: SearchConfig::default(),
-    }
+    SearchRequest::new(history, limits, Arc::new(TranspositionTable::new(4)))
 }
 
 fn run(position: Position, limits: Limits) -> (Outcome, Vec<Report>) {

@@ -501,21 +501,17 @@ fn the_engine_plays_from_the_tables_at_the_root() {
 /// Searches `fen` to `depth` with one thread, with or without the tables.
 fn search_with(fen: &str, depth: u32, tables: bool) -> vato::search::Outcome {
     use std::sync::Arc;
-    use vato::search::{Limits, SearchConfig, SearchRequest, Signals, search};
+    use vato::search::{Limits, SearchRequest, Signals, search};
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    let history = vec![vato::fen::parse_position(fen).unwrap()];
+    let tt = Arc::new(vato::tt::TranspositionTable::new(4));
     let request = SearchRequest {
-        history: vec![vato::fen::parse_position(fen).unwrap()],
-        rules: Rules::default(),
-        limits: Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        },
-        multipv: 1,
-        move_overhead: std::time::Duration::ZERO,
-        threads: 1,
-        tt: Arc::new(vato::tt::TranspositionTable::new(4)),
         tablebase: tables
             .then(|| Arc::new(Tablebase::open(tables_dir(), Rules::default(), 8).expect("tables"))),
-        config: SearchConfig::default(),
+        ..SearchRequest::new(history, limits, tt)
     };
     search(&request, &Signals::new(false), &mut |_| {})
 }

@@ -64,13 +64,6 @@ fn single_thread_request(
     }
 }
 
-fn fixed_depth(depth: u32) -> Limits {
-    Limits {
-        depth: Some(depth),
-        ..Limits::default()
-    }
-}
-
 fn opening(seed: u64, plies: usize) -> Position {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     let mut p = Position::start();
@@ -94,12 +87,8 @@ fn balanced_opening(index: usize) -> Position {
     for attempt in 0.. {
         let seed = (index * 1000 + attempt) as u64 + 1;
         let position = opening(seed, 2 + (index + attempt) % 5);
-        let request = single_thread_request(
-            vec![position],
-            fixed_depth(5),
-            Arc::new(TranspositionTable::new(16)),
-            SearchConfig::default(),
-        );
+        let tt = Arc::new(TranspositionTable::new(16));
+        let request = SearchRequest::new(vec![position], Limits::to_depth(5), tt);
         let mut scores = Vec::new();
         search(&request, &Signals::new(false), &mut |report| {
             if let Score::Centi(cp) = report.score
@@ -156,7 +145,7 @@ fn nodes_to_depth(name: &str, depth: u32) {
     for position in vato::bench::positions() {
         let request = single_thread_request(
             vec![position],
-            fixed_depth(depth),
+            Limits::to_depth(depth),
             Arc::new(TranspositionTable::new(16)),
             cfg,
         );

@@ -66,11 +66,7 @@ pub fn run(depth: Option<u32>) -> Vec<String> {
     let mut total_time = Duration::ZERO;
     for (index, position) in positions().into_iter().enumerate() {
         tt.clear();
-        let limits = Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        };
-        let request = SearchRequest::new(vec![position], limits, tt.clone());
+        let request = SearchRequest::new(vec![position], Limits::to_depth(depth), tt.clone());
         let started = Instant::now();
         let nodes = search(&request, &Signals::new(false), &mut |_| {}).nodes;
         total_time += started.elapsed();

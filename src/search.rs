@@ -51,6 +51,16 @@ pub struct Limits {
     pub searchmoves: Vec<Turn>,
 }
 
+impl Limits {
+    /// Exactly `depth` iterations, no other limit.
+    pub fn to_depth(depth: u32) -> Limits {
+        Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        }
+    }
+}
+
 /// Switches and sizes of the search's heuristics, so that each can be measured by games
 /// against the others; [`SearchConfig::default`] is the configuration that plays best.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

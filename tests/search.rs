@@ -28,10 +28,7 @@ fn run(position: Position, limits: Limits) -> (Outcome, Vec<Report>) {
 }
 
 fn depth(n: u32) -> Limits {
-    Limits {
-        depth: Some(n),
-        ..Limits::default()
-    }
+    Limits::to_depth(n)
 }
 
 fn best_spelling(fen: &str, limits: Limits) -> (String, Score) {

@@ -502,10 +502,7 @@ fn the_engine_plays_from_the_tables_at_the_root() {
 fn search_with(fen: &str, depth: u32, tables: bool) -> vato::search::Outcome {
     use std::sync::Arc;
     use vato::search::{Limits, SearchRequest, Signals, search};
-    let limits = Limits {
-        depth: Some(depth),
-        ..Limits::default()
-    };
+    let limits = Limits::to_depth(depth);
     let history = vec![vato::fen::parse_position(fen).unwrap()];
     let tt = Arc::new(vato::tt::TranspositionTable::new(4));
     let request = SearchRequest {

@@ -9,12 +9,12 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use vato::game::{Game, Status};
-use vato::movegen::legal_turns;
-use vato::position::{Color, Position};
+use vato::engine::search::{Limits, Score, SearchConfig, SearchRequest, Signals, search};
+use vato::engine::tt::TranspositionTable;
 use vato::rules::Rules;
-use vato::search::{Limits, Score, SearchConfig, SearchRequest, Signals, search};
-use vato::tt::TranspositionTable;
+use vato::rules::game::{Game, Status};
+use vato::rules::movegen::legal_turns;
+use vato::rules::position::{Color, Position};
 
 /// A configuration by name: `default`, or switches joined by `+` (e.g. `lmr+q6+w2`).
 fn config(name: &str) -> (SearchConfig, Option<u32>) {
@@ -142,7 +142,7 @@ fn play(start: Position, white: &str, black: &str, movetime: Duration) -> f64 {
 fn nodes_to_depth(name: &str, depth: u32) {
     let (cfg, _) = config(name);
     let mut total = 0;
-    for position in vato::bench::positions() {
+    for position in vato::engine::bench::positions() {
         let request = single_thread_request(
             vec![position],
             Limits::to_depth(depth),

@@ -1,9 +1,9 @@
 //! The command line: `vato` alone speaks the engine protocol; subcommands run batch jobs.
 
-use crate::fen::parse_position;
-use crate::perft::perft_report;
-use crate::position::Position;
 use crate::rules::ChainRule;
+use crate::rules::fen::parse_position;
+use crate::rules::perft::perft_report;
+use crate::rules::position::Position;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::io::Write;
@@ -50,7 +50,7 @@ pub enum Command {
     /// signature.
     Bench {
         /// Depth of each search.
-        #[arg(long, default_value_t = crate::bench::DEFAULT_DEPTH)]
+        #[arg(long, default_value_t = crate::engine::bench::DEFAULT_DEPTH)]
         depth: u32,
     },
     /// Plays engines against each other, refereed by Vato's rules.
@@ -96,7 +96,7 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
             Ok(())
         }
         Command::Bench { depth } => {
-            for line in crate::bench::run(Some(depth)) {
+            for line in crate::engine::bench::run(Some(depth)) {
                 writeln!(out, "{line}")?;
             }
             out.flush()?;

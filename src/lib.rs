@@ -1,28 +1,39 @@
 //! Vato: a Fanorona engine.
 //!
-//! The rules core ([`geometry`], [`bitboard`], [`position`], [`movegen`], [`game`]) speaks
-//! the notations of [`notation`] and [`fen`]; everything else is built on it.
+//! The crate is built in layers; each uses only the layers below it.
+//!
+//! ```text
+//!   cli (command line)      protocol (parser, options, session)      runner (vato match)
+//!          \                      |                                     /
+//!           +-------------- engine (search, evaluate, tt, timeman, bench)
+//!                                 |            \
+//!                                 |          tablebase (index, values, files, probe, solver)
+//!                                 |            /
+//!                           rules (geometry, bitboard, position, turn, movegen,
+//!                                  notation, fen, game, perft, diagram)
+//! ```
+//!
+//! - [`rules`]: the board, positions, turns, their generation and notation, how a game ends.
+//! - [`tablebase`]: exact values of every position with few stones, built by retrograde
+//!   analysis, written to and read from files.
+//! - [`engine`]: evaluation and the search, which may consult the tables.
+//! - [`protocol`]: the UCI-style line protocol spoken on standard input and output.
+//! - [`runner`]: the match runner, which drives engines as child processes.
+//! - [`cli`]: the command line that starts each of them.
+//!
+//! The items that most callers need are re-exported here.
 
-pub mod bench;
-pub mod bitboard;
 pub mod cli;
-pub mod diagram;
-pub mod evaluate;
-pub mod fen;
-pub mod game;
-pub mod geometry;
-pub mod movegen;
-pub mod notation;
-pub mod options;
-pub mod perft;
-pub mod position;
+pub mod engine;
 pub mod protocol;
 pub mod rules;
 pub mod runner;
-pub mod search;
-pub mod session;
 pub mod tablebase;
-pub mod timeman;
-pub mod tt;
-pub mod turn;
-mod zobrist;
+
+pub use engine::search::{Limits, SearchRequest, Signals, search};
+pub use engine::tt::TranspositionTable;
+pub use rules::fen::parse_position;
+pub use rules::movegen::legal_turns;
+pub use rules::position::{Color, Position};
+pub use rules::turn::Turn;
+pub use rules::{ChainRule, Rules};

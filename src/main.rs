@@ -2,7 +2,7 @@ use anyhow::Result;
 use clap::Parser;
 use std::process::ExitCode;
 use vato::cli::{Cli, init_logging, run_command};
-use vato::session::{Output, run};
+use vato::protocol::session::{Output, run};
 
 /// Errors end the program with one line on standard error (causes joined by colons),
 /// never a backtrace, whatever the environment asks for.

@@ -1,11 +1,11 @@
 //! The move generator against published counts: perft from the start and the shared vectors
 //! of positions that independent implementations agree on.
 
-use vato::fen::parse_position;
-use vato::movegen::legal_routes;
-use vato::perft::{perft, perft_divide};
-use vato::position::Position;
 use vato::rules::ChainRule;
+use vato::rules::fen::parse_position;
+use vato::rules::movegen::legal_routes;
+use vato::rules::perft::{perft, perft_divide};
+use vato::rules::position::Position;
 
 const OPTIONAL: ChainRule = ChainRule::Optional;
 

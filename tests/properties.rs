@@ -4,12 +4,12 @@ mod common;
 
 use common::playout;
 use proptest::prelude::*;
-use vato::evaluate::{evaluate, terms};
-use vato::movegen::{count_turns, has_capture, legal_routes, legal_turns};
-use vato::notation::{parse_turn, spell_turn, spelled_turns};
-use vato::position::Position;
+use vato::engine::evaluate::{evaluate, terms};
 use vato::rules::ChainRule;
-use vato::turn::Turn;
+use vato::rules::movegen::{count_turns, has_capture, legal_routes, legal_turns};
+use vato::rules::notation::{parse_turn, spell_turn, spelled_turns};
+use vato::rules::position::Position;
+use vato::rules::turn::Turn;
 
 /// A symmetry of the board applied to a turn.
 type TurnMap = fn(Turn) -> Turn;

@@ -4,14 +4,14 @@
 mod common;
 
 use std::sync::Arc;
-use vato::fen::parse_position;
-use vato::game::{Status, WinReason, status};
-use vato::movegen::legal_turns;
-use vato::notation::spell_turn;
-use vato::position::Position;
+use vato::engine::search::{Limits, Outcome, Report, Score, SearchRequest, Signals, search};
+use vato::engine::tt::TranspositionTable;
 use vato::rules::Rules;
-use vato::search::{Limits, Outcome, Report, Score, SearchRequest, Signals, search};
-use vato::tt::TranspositionTable;
+use vato::rules::fen::parse_position;
+use vato::rules::game::{Status, WinReason, status};
+use vato::rules::movegen::legal_turns;
+use vato::rules::notation::spell_turn;
+use vato::rules::position::Position;
 
 fn request(history: Vec<Position>, limits: Limits) -> SearchRequest {
     SearchRequest::new(history, limits, Arc::new(TranspositionTable::new(4)))
@@ -173,7 +173,7 @@ fn repetition_counts_as_a_draw() {
     let mut history = vec![start];
     let mut p = start;
     for text in ["e3e4", "a1a2", "e4e3", "a2a1", "e3e4", "a1a2", "e4e3"] {
-        let turn = vato::notation::parse_turn(&p, Default::default(), text).unwrap();
+        let turn = vato::rules::notation::parse_turn(&p, Default::default(), text).unwrap();
         p = p.play(turn);
         history.push(p);
     }

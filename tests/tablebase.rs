@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
-use vato::bitboard::Bitboard;
-use vato::movegen::legal_turns;
-use vato::position::{Color, Position};
+use vato::rules::bitboard::Bitboard;
+use vato::rules::movegen::legal_turns;
+use vato::rules::position::{Color, Position};
 use vato::rules::{ChainRule, Rules};
 use vato::tablebase::{
     Outcome, Progress, Tablebase, Value, build, layer_size, layers_with, position_of,
@@ -414,7 +414,7 @@ fn values_are_consistent_with_the_children() {
 #[test]
 fn the_probe_lists_every_turn_best_first() {
     let tb = tablebase();
-    let p = vato::fen::parse_position("9/9/4B4/9/W1W6 w").unwrap();
+    let p = vato::rules::fen::parse_position("9/9/4B4/9/W1W6 w").unwrap();
     assert_eq!(probe(tb, &p), WIN1);
     let turns = tb.probe_turns(&p).unwrap();
     assert_eq!(turns, vec![("c1d2A".to_string(), WIN1)]);
@@ -499,12 +499,12 @@ fn the_engine_plays_from_the_tables_at_the_root() {
 }
 
 /// Searches `fen` to `depth` with one thread, with or without the tables.
-fn search_with(fen: &str, depth: u32, tables: bool) -> vato::search::Outcome {
+fn search_with(fen: &str, depth: u32, tables: bool) -> vato::engine::search::Outcome {
     use std::sync::Arc;
-    use vato::search::{Limits, SearchRequest, Signals, search};
+    use vato::engine::search::{Limits, SearchRequest, Signals, search};
     let limits = Limits::to_depth(depth);
-    let history = vec![vato::fen::parse_position(fen).unwrap()];
-    let tt = Arc::new(vato::tt::TranspositionTable::new(4));
+    let history = vec![vato::rules::fen::parse_position(fen).unwrap()];
+    let tt = Arc::new(vato::engine::tt::TranspositionTable::new(4));
     let request = SearchRequest {
         tablebase: tables
             .then(|| Arc::new(Tablebase::open(tables_dir(), Rules::default(), 8).expect("tables"))),
@@ -518,7 +518,7 @@ fn search_with(fen: &str, depth: u32, tables: bool) -> vato::search::Outcome {
 /// without them, it only sees a material edge.
 #[test]
 fn the_search_probes_the_tables_below_the_root() {
-    use vato::search::TABLEBASE_WIN;
+    use vato::engine::search::TABLEBASE_WIN;
     let fen = "1W7/7W1/5B3/6W2/8B w";
     let with = search_with(fen, 4, true);
     assert!(with.score >= TABLEBASE_WIN - 100, "{with:?}");

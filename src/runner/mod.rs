@@ -92,8 +92,8 @@ pub fn generated_openings(
         index += 1;
         let end = *opening.game(rules).position();
         if seen.insert((
-            end.stones(crate::position::Color::White),
-            end.stones(crate::position::Color::Black),
+            end.stones(crate::rules::position::Color::White),
+            end.stones(crate::rules::position::Color::Black),
             end.side_to_move(),
         )) {
             lines.push(opening.to_string());

@@ -5,13 +5,13 @@
 //! may be followed by turns (with or without the word `moves` before them). Blank lines and
 //! everything after a `#` are ignored.
 
-use crate::fen::parse_position;
-use crate::game::{Game, Status};
-use crate::movegen::legal_turns;
-use crate::notation::spell_turn;
-use crate::position::Position;
 use crate::rules::Rules;
-use crate::turn::Turn;
+use crate::rules::fen::parse_position;
+use crate::rules::game::{Game, Status};
+use crate::rules::movegen::legal_turns;
+use crate::rules::notation::spell_turn;
+use crate::rules::position::Position;
+use crate::rules::turn::Turn;
 use std::fmt;
 use std::path::Path;
 

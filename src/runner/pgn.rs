@@ -22,9 +22,9 @@
 //! share it.
 
 use super::engine::Score;
-use crate::fen::parse_position;
-use crate::game::{DrawReason, Game, Status, WinReason};
-use crate::position::{Color, Position};
+use crate::rules::fen::parse_position;
+use crate::rules::game::{DrawReason, Game, Status, WinReason};
+use crate::rules::position::{Color, Position};
 use crate::rules::{ChainRule, DEFAULT_NO_CAPTURE_LIMIT, Rules};
 use std::fmt::{self, Write as _};
 use std::time::Duration;

@@ -5,9 +5,9 @@
 use super::engine::{EngineError, EngineProcess, EngineSpec, GoError};
 use super::openings::Opening;
 use super::pgn::{GameResult, MoveRecord, Termination, describe_status, status_result};
-use crate::notation::{parse_turn, spell_turn};
-use crate::position::{Color, Position};
 use crate::rules::Rules;
+use crate::rules::notation::{parse_turn, spell_turn};
+use crate::rules::position::{Color, Position};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 
 use super::pgn::{GameResult, Termination};
 use super::stats::{EloModel, Pentanomial, Sprt, Trinomial};
-use crate::position::Color;
+use crate::rules::position::Color;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 

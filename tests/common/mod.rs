@@ -1,8 +1,8 @@
 //! Helpers shared by the integration tests.
 
-use vato::movegen::legal_turns;
-use vato::position::Position;
 use vato::rules::ChainRule;
+use vato::rules::movegen::legal_turns;
+use vato::rules::position::Position;
 
 /// The positions of a game played from the start by a random player driven by `seed`
 /// (a xorshift generator: the same seed always gives the same game).

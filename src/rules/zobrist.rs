@@ -1,7 +1,7 @@
 //! Zobrist keys: one random 64-bit number per (colour, point) and one for Black to move,
 //! fixed at compile time so that keys are the same in every run and every build.
 
-use crate::geometry::NUM_SQUARES;
+use crate::rules::geometry::NUM_SQUARES;
 
 const fn splitmix64(state: u64) -> (u64, u64) {
     let state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);

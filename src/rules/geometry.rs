@@ -1,7 +1,7 @@
 //! Board geometry: the 45 points, the eight directions and the lines that join them.
 //!
 //! Points are numbered `rank * 9 + file` (a1 = 0, i1 = 8, a2 = 9, ..., i5 = 44), so one point
-//! is one bit of a `u64` (see [`crate::bitboard`]). A step north adds 9, a step east adds 1.
+//! is one bit of a `u64` (see [`crate::rules::bitboard`]). A step north adds 9, a step east adds 1.
 
 use std::fmt;
 

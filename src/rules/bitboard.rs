@@ -1,6 +1,6 @@
 //! Sets of points as bits of a `u64`, and the set-wise shifts along the board's lines.
 
-use crate::geometry::{Direction, NUM_SQUARES, Square};
+use crate::rules::geometry::{Direction, NUM_SQUARES, Square};
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not};
 
 /// A set of points. Bit `i` stands for the point with index `i`; bits 45..63 are always clear.

@@ -1,25 +1,25 @@
 //! The protocol session: reads commands, keeps the game and the options, runs searches on
 //! their own thread and writes every answer as one flushed line.
 
-use crate::diagram::draw;
-use crate::evaluate::{evaluate, terms};
-use crate::fen::parse_position;
-use crate::game::{DrawReason, Game, Status, WinReason};
-use crate::movegen::{legal_routes, legal_turns};
-use crate::notation::{
-    parse_turn, parse_turn_prefix, smallest_spellings, spell_turn, spelled_turns,
-};
-use crate::options::{Change, EngineOptions};
-use crate::perft::perft_report;
-use crate::position::{Color, Position};
-use crate::protocol::{Command, GoParams, Query, parse_command};
-use crate::search::{
+use crate::engine::evaluate::{evaluate, terms};
+use crate::engine::search::{
     Limits, Outcome, Report, Score, SearchConfig, SearchRequest, Signals, search, tablebase_score,
 };
+use crate::engine::timeman::Clock;
+use crate::engine::tt::TranspositionTable;
+use crate::protocol::options::{Change, EngineOptions};
+use crate::protocol::parser::{Command, GoParams, Query, parse_command};
+use crate::rules::diagram::draw;
+use crate::rules::fen::parse_position;
+use crate::rules::game::{DrawReason, Game, Status, WinReason};
+use crate::rules::movegen::{legal_routes, legal_turns};
+use crate::rules::notation::{
+    parse_turn, parse_turn_prefix, smallest_spellings, spell_turn, spelled_turns,
+};
+use crate::rules::perft::perft_report;
+use crate::rules::position::{Color, Position};
+use crate::rules::turn::Turn;
 use crate::tablebase::{Tablebase, Value as TablebaseValue};
-use crate::timeman::Clock;
-use crate::tt::TranspositionTable;
-use crate::turn::Turn;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -261,7 +261,7 @@ impl Session {
                 self.game = Game::new(self.game.position().flip(), self.options.rules());
             }
             Command::Bench(depth) => {
-                for line in crate::bench::run(depth) {
+                for line in crate::engine::bench::run(depth) {
                     self.say(&line);
                 }
             }

@@ -7,11 +7,11 @@
 //! any case, optional `-` between points, and a step's kind may be left out where only one
 //! kind fits.
 
-use crate::geometry::{FILES, RANKS, Square};
-use crate::movegen::{has_capture, legal_routes, stone_routes};
-use crate::position::{Color, Position};
 use crate::rules::ChainRule;
-use crate::turn::{CaptureKind, Route, Turn};
+use crate::rules::geometry::{FILES, RANKS, Square};
+use crate::rules::movegen::{has_capture, legal_routes, stone_routes};
+use crate::rules::position::{Color, Position};
+use crate::rules::turn::{CaptureKind, Route, Turn};
 use nom::branch::alt;
 use nom::character::complete::{char, one_of, satisfy};
 use nom::combinator::{map, not, opt};
@@ -367,7 +367,7 @@ fn diagnose(position: &Position, routes: &[Route], text: &TurnText) -> TurnError
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fen::parse_position;
+    use crate::rules::fen::parse_position;
 
     const REVISIT: &str = "9/9/1BB6/9/W1B6 w";
 

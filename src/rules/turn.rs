@@ -1,7 +1,7 @@
 //! Turns (moves) as values: what a turn does to the board, and the routes that spell it.
 
-use crate::bitboard::Bitboard;
-use crate::geometry::Square;
+use crate::rules::bitboard::Bitboard;
+use crate::rules::geometry::Square;
 
 /// One legal turn, identified by what it does: the stone that moves, where it ends, and the
 /// enemy stones it removes. Two chains of the same stone that end on the same point with the

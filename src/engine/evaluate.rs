@@ -5,10 +5,10 @@
 //! is computed the same way for both sides from geometry that a 180-degree turn preserves,
 //! so a position and its [`Position::flip`] score the same for the side to move.
 
-use crate::bitboard::Bitboard;
-use crate::geometry::{Direction, NUM_SQUARES};
-use crate::movegen::paika_steps;
-use crate::position::Position;
+use crate::rules::bitboard::Bitboard;
+use crate::rules::geometry::{Direction, NUM_SQUARES};
+use crate::rules::movegen::paika_steps;
+use crate::rules::position::Position;
 
 /// The value of one stone.
 pub const STONE_VALUE: i32 = 100;
@@ -147,7 +147,7 @@ pub fn evaluate_material(position: &Position) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fen::parse_position;
+    use crate::rules::fen::parse_position;
 
     #[test]
     fn terms_add_up_and_flip_is_symmetric() {

@@ -1,7 +1,7 @@
 //! A text drawing of the board with its lines, for people debugging at a terminal.
 
-use crate::geometry::{FILES, RANKS, Square};
-use crate::position::{Color, Position};
+use crate::rules::geometry::{FILES, RANKS, Square};
+use crate::rules::position::{Color, Position};
 
 /// The board as text: rank 5 at the top, stones `W`/`B`, empty points `.`, the lines
 /// between points (`-`, `|`, and `\` or `/` where a diagonal joins two strong points),

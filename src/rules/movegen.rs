@@ -6,14 +6,14 @@
 //! (beyond the caller's reusable list) nor builds routes. Routes, which the notation needs,
 //! come from the same walk with a recording sink.
 
-use crate::bitboard::Bitboard;
-use crate::geometry::{
+use crate::rules::ChainRule;
+use crate::rules::bitboard::Bitboard;
+use crate::rules::geometry::{
     ADJACENT, DIRECTION_BETWEEN, Direction, NEIGHBOR_BITS, NEIGHBORS, NONE, NUM_SQUARES, RAYS,
     Square, TABLE_ROWS,
 };
-use crate::position::Position;
-use crate::rules::ChainRule;
-use crate::turn::{CaptureKind, Route, Step, Turn};
+use crate::rules::position::Position;
+use crate::rules::turn::{CaptureKind, Route, Step, Turn};
 
 /// The first capturing steps available, as sets of movers per direction.
 struct FirstSteps {
@@ -417,8 +417,8 @@ fn capture_run(line: u64, d: usize, them: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fen::parse_position;
-    use crate::notation::{parse_turn, spell_route, spelled_turns};
+    use crate::rules::fen::parse_position;
+    use crate::rules::notation::{parse_turn, spell_route, spelled_turns};
 
     fn position(fen: &str) -> Position {
         parse_position(fen).unwrap()

@@ -1,10 +1,10 @@
 //! A game: its start position, the turns played, and the result by the rules.
 
-use crate::movegen::has_legal_turn;
-use crate::notation::{TurnError, parse_turn};
-use crate::position::{Color, Position};
 use crate::rules::Rules;
-use crate::turn::Turn;
+use crate::rules::movegen::has_legal_turn;
+use crate::rules::notation::{TurnError, parse_turn};
+use crate::rules::position::{Color, Position};
+use crate::rules::turn::Turn;
 
 /// How a game ended with a winner.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -156,7 +156,7 @@ impl Game {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fen::parse_position;
+    use crate::rules::fen::parse_position;
 
     fn game(fen: &str, no_capture_limit: u32) -> Game {
         let rules = Rules {

@@ -2,10 +2,10 @@
 //! count is the search's signature: the same build always gives the same count, and any
 //! change to search or evaluation changes it.
 
-use crate::fen::parse_position;
-use crate::position::Position;
-use crate::search::{Limits, SearchRequest, Signals, search};
-use crate::tt::TranspositionTable;
+use crate::engine::search::{Limits, SearchRequest, Signals, search};
+use crate::engine::tt::TranspositionTable;
+use crate::rules::fen::parse_position;
+use crate::rules::position::Position;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -87,7 +87,7 @@ mod tests {
         let positions = positions();
         assert!(positions.len() >= 20);
         for p in positions {
-            assert!(crate::movegen::has_legal_turn(&p), "{p}");
+            assert!(crate::rules::movegen::has_legal_turn(&p), "{p}");
         }
     }
 

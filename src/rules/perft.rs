@@ -1,11 +1,11 @@
 //! perft: the number of distinct positions reached after a given number of turns, the
 //! standard check of a move generator (routes that give the same turn count once).
 
-use crate::movegen::{count_turns, generate_turns, legal_turns};
-use crate::notation::spell_turn;
-use crate::position::Position;
 use crate::rules::ChainRule;
-use crate::turn::Turn;
+use crate::rules::movegen::{count_turns, generate_turns, legal_turns};
+use crate::rules::notation::spell_turn;
+use crate::rules::position::Position;
+use crate::rules::turn::Turn;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Leaf count of the turn tree `depth` turns deep. The last ply is counted, not played.

@@ -1,9 +1,9 @@
 //! A position: the stones of both sides, the side to move, the two counters and a hash key.
 
-use crate::bitboard::Bitboard;
-use crate::geometry::Square;
-use crate::turn::Turn;
-use crate::zobrist::{BLACK_TO_MOVE_KEY, STONE_KEYS};
+use crate::rules::bitboard::Bitboard;
+use crate::rules::geometry::Square;
+use crate::rules::turn::Turn;
+use crate::rules::zobrist::{BLACK_TO_MOVE_KEY, STONE_KEYS};
 use std::fmt;
 
 /// The most stones one side can have: the start position's count, since stones only leave.
@@ -76,7 +76,7 @@ impl fmt::Display for PositionError {
 impl std::error::Error for PositionError {}
 
 /// A position. Built only through [`Position::start`], [`Position::new`] or a position string
-/// (see [`crate::fen`]), so the stones never overlap and the key always matches them.
+/// (see [`crate::rules::fen`]), so the stones never overlap and the key always matches them.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
     stones: [Bitboard; 2],

@@ -5,9 +5,9 @@
 //! points; the side to move `w`/`b`; optionally the turns since the last capture and the
 //! move number (default `0 1`). Input is lenient about letter case and white space.
 
-use crate::bitboard::Bitboard;
-use crate::geometry::{FILES, RANKS, Square};
-use crate::position::{Color, Position, PositionError};
+use crate::rules::bitboard::Bitboard;
+use crate::rules::geometry::{FILES, RANKS, Square};
+use crate::rules::position::{Color, Position, PositionError};
 use nom::branch::alt;
 use nom::character::complete::{one_of, satisfy};
 use nom::combinator::map;

@@ -4,9 +4,9 @@
 //! with the two data words, so a slot torn by two threads writing at once fails the check
 //! and reads as empty instead of as a wrong entry (Hyatt and Mann's lockless hashing).
 
-use crate::bitboard::Bitboard;
-use crate::geometry::Square;
-use crate::turn::Turn;
+use crate::rules::bitboard::Bitboard;
+use crate::rules::geometry::Square;
+use crate::rules::turn::Turn;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 /// What a stored score says about the true value.

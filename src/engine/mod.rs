@@ -1,0 +1,10 @@
+//! The engine: what a position is worth and which turn to play.
+//!
+//! The search reads positions through the rules layer and knows nothing of the protocol;
+//! callers describe a job and receive reports.
+
+pub mod bench;
+pub mod evaluate;
+pub mod search;
+pub mod timeman;
+pub mod tt;

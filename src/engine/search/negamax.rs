@@ -1,0 +1,264 @@
+//! The main search: principal-variation alpha-beta with the transposition table,
+//! pruning, reductions and turn ordering.
+
+use super::thread::Searcher;
+use super::{INFINITY, MATE, MAX_PLY, score_from_tt, score_to_tt, tablebase_score};
+use crate::engine::evaluate::{evaluate, evaluate_material};
+use crate::engine::tt::Bound;
+use crate::rules::movegen::generate_turns;
+use crate::rules::position::Position;
+use crate::rules::turn::Turn;
+
+/// Ordering scores: hash turn, then captures by stones taken, then killers, then history.
+const HASH_TURN_SCORE: i32 = 1 << 30;
+const CAPTURE_SCORE: i32 = 1 << 24;
+const KILLER_SCORE: i32 = 1 << 22;
+
+impl Searcher<'_> {
+    fn is_repetition(&self) -> bool {
+        // The current position is the last key; a draw is claimed on its first recurrence
+        // inside the search, which is what a repetition is worth when either side can
+        // force it.
+        let n = self.keys.len();
+        let key = self.keys[n - 1];
+        n >= 5
+            && self.keys[..n - 1]
+                .iter()
+                .rev()
+                .skip(1)
+                .step_by(2)
+                .any(|&k| k == key)
+    }
+
+    fn is_draw(&self, position: &Position) -> bool {
+        let limit = self.request.rules.no_capture_limit;
+        (limit > 0 && position.turns_since_capture() >= limit) || self.is_repetition()
+    }
+
+    /// Orders `turns` by putting a score for each in `scores`.
+    pub(super) fn score_turns(
+        &self,
+        turns: &[Turn],
+        scores: &mut Vec<i32>,
+        ply: usize,
+        hash_turn: Option<Turn>,
+    ) {
+        scores.clear();
+        for &turn in turns {
+            let score = if Some(turn) == hash_turn {
+                HASH_TURN_SCORE
+            } else if turn.is_capture() {
+                CAPTURE_SCORE + 1024 * turn.captured().count() as i32
+            } else if self.killers[ply][0] == Some(turn) {
+                KILLER_SCORE + 1
+            } else if self.killers[ply][1] == Some(turn) {
+                KILLER_SCORE
+            } else {
+                self.history[turn.from().index()][turn.to().index()]
+            };
+            scores.push(score);
+        }
+    }
+
+    /// Moves the best-scored turn from `index` on to `index` (selection sort, one step at
+    /// a time, since a cut-off often comes early).
+    pub(super) fn pick(turns: &mut [Turn], scores: &mut [i32], index: usize) -> Turn {
+        let mut best = index;
+        for i in index + 1..turns.len() {
+            if scores[i] > scores[best] {
+                best = i;
+            }
+        }
+        turns.swap(index, best);
+        scores.swap(index, best);
+        turns[index]
+    }
+
+    pub(super) fn negamax(
+        &mut self,
+        position: &Position,
+        mut depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        mut beta: i32,
+        pv_node: bool,
+    ) -> i32 {
+        self.pv_table[ply].clear();
+        if self.is_draw(position) {
+            self.nodes += 1;
+            return 0;
+        }
+        if ply > 0
+            && let Some(score) = self.probe_tablebase(position, ply)
+        {
+            self.nodes += 1;
+            return score;
+        }
+        if depth <= 0 {
+            return self.quiescence(position, ply, alpha, beta, 0);
+        }
+        self.nodes += 1;
+        self.seldepth = self.seldepth.max(ply as u32);
+        if self.should_abort() {
+            return 0;
+        }
+        if ply >= MAX_PLY - 1 {
+            return self.evaluate(position);
+        }
+        // Mate distance: no line from here beats a mate already found nearer the root.
+        alpha = alpha.max(-MATE + ply as i32);
+        beta = beta.min(MATE - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+        let key = position.key();
+        let entry = self.tt.probe(key);
+        if let Some(e) = entry
+            && !pv_node
+            && i32::from(e.depth) >= depth
+        {
+            let score = score_from_tt(e.score, ply);
+            let usable = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if usable {
+                return score;
+            }
+        }
+        let mut turns = std::mem::take(&mut self.turn_lists[ply]);
+        generate_turns(position, self.request.rules.chain_rule, &mut turns);
+        if turns.is_empty() {
+            self.turn_lists[ply] = turns;
+            return -MATE + ply as i32;
+        }
+        if turns.len() == 1 && self.config.single_reply_extension && ply < MAX_PLY / 2 {
+            depth += 1;
+        }
+        let forced = turns[0].is_capture();
+        let mut scores = std::mem::take(&mut self.order_scores[ply]);
+        self.score_turns(&turns, &mut scores, ply, entry.and_then(|e| e.turn));
+        let original_alpha = alpha;
+        let mut best = -INFINITY;
+        let mut best_turn = None;
+        for i in 0..turns.len() {
+            let turn = Self::pick(&mut turns, &mut scores, i);
+            let child = position.play(turn);
+            self.keys.push(child.key());
+            let reduction =
+                if self.config.capture_reductions && forced && !pv_node && depth >= 3 && i >= 2 {
+                    1
+                } else if !self.config.late_move_reductions
+                    || forced
+                    || i < 3
+                    || depth < 3
+                    || scores[i] >= KILLER_SCORE
+                {
+                    0
+                } else if self.config.logarithmic_reductions {
+                    let r = self.reductions[(depth as usize).min(63)][i.min(63)];
+                    (r - i32::from(pv_node)).clamp(1, depth - 2)
+                } else {
+                    1 + i32::from(i >= 8 && depth >= 5)
+                };
+            let mut score;
+            if i == 0 {
+                score = -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha, pv_node);
+            } else {
+                score = -self.negamax(
+                    &child,
+                    depth - 1 - reduction,
+                    ply + 1,
+                    -alpha - 1,
+                    -alpha,
+                    false,
+                );
+                if score > alpha && reduction > 0 && !self.aborted {
+                    score = -self.negamax(&child, depth - 1, ply + 1, -alpha - 1, -alpha, false);
+                }
+                if score > alpha && score < beta && pv_node && !self.aborted {
+                    score = -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha, true);
+                }
+            }
+            self.keys.pop();
+            if self.aborted {
+                break;
+            }
+            if score > best {
+                best = score;
+                best_turn = Some(turn);
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, turn);
+                    if score >= beta {
+                        if !turn.is_capture() {
+                            self.reward_quiet(turn, ply, depth);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        self.turn_lists[ply] = turns;
+        self.order_scores[ply] = scores;
+        if self.aborted {
+            return 0;
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt.store(
+            key,
+            depth.clamp(0, 255) as u8,
+            bound,
+            score_to_tt(best, ply),
+            best_turn,
+        );
+        best
+    }
+
+    /// The tables' score of `position`, when it is in them and their value holds within
+    /// the no-capture limit from here (a longer win or loss is left to the search).
+    #[inline]
+    pub(super) fn probe_tablebase(&mut self, position: &Position, ply: usize) -> Option<i32> {
+        let tables = self.request.tablebase.as_ref()?;
+        let value = tables.probe(position)?;
+        let limit = self.request.rules.no_capture_limit;
+        if !value.holds_within(position.turns_since_capture(), limit) {
+            return None;
+        }
+        self.tbhits += 1;
+        Some(tablebase_score(value, ply))
+    }
+
+    #[inline]
+    pub(super) fn evaluate(&self, position: &Position) -> i32 {
+        if self.config.positional_evaluation {
+            evaluate(position)
+        } else {
+            evaluate_material(position)
+        }
+    }
+
+    pub(super) fn update_pv(&mut self, ply: usize, turn: Turn) {
+        let (here, below) = self.pv_table.split_at_mut(ply + 1);
+        let line = &mut here[ply];
+        line.clear();
+        line.push(turn);
+        line.extend_from_slice(&below[0]);
+    }
+
+    fn reward_quiet(&mut self, turn: Turn, ply: usize, depth: i32) {
+        if self.killers[ply][0] != Some(turn) {
+            self.killers[ply][1] = self.killers[ply][0];
+            self.killers[ply][0] = Some(turn);
+        }
+        let entry = &mut self.history[turn.from().index()][turn.to().index()];
+        *entry = (*entry + depth * depth).min(KILLER_SCORE - 1);
+    }
+}

@@ -1,0 +1,19 @@
+//! The rules of Fanoron-Tsivy, exact and fast: the board, positions, turns and their
+//! generation, the notations, and how a game ends.
+//!
+//! Nothing here knows of search, protocol or files; every other layer is built on this one.
+
+pub mod bitboard;
+pub mod diagram;
+pub mod fen;
+pub mod game;
+pub mod geometry;
+pub mod movegen;
+pub mod notation;
+pub mod perft;
+pub mod position;
+mod ruleset;
+pub mod turn;
+mod zobrist;
+
+pub use ruleset::{ChainRule, DEFAULT_NO_CAPTURE_LIMIT, Rules};

@@ -1,0 +1,149 @@
+//! The `vato tablebase` command line: build, probe and stats.
+
+use super::index::{layer_size, layers_with};
+use super::probe::Tablebase;
+use super::solver::{Progress, build};
+use super::stats::layer_stats;
+use crate::rules::fen::parse_position;
+use crate::rules::{ChainRule, Rules};
+use anyhow::{Context, Result};
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// The `vato tablebase` jobs.
+#[derive(Debug, clap::Subcommand)]
+pub enum TablebaseCommand {
+    /// Solves every position with up to N stones into DIR (finished layers are kept).
+    Build {
+        /// The most stones on the board, both sides together.
+        #[arg(long, value_parser = clap::value_parser!(u8).range(2..=8))]
+        stones: u8,
+        /// Where the layer files go.
+        #[arg(long)]
+        dir: PathBuf,
+        /// Threads to solve with; default all cores.
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Tables for the variant where a capture chain must go on while it can.
+        #[arg(long)]
+        mandatory_continuation: bool,
+    },
+    /// Prints a position's value and every legal turn with its value.
+    Probe {
+        /// The position.
+        #[arg(long)]
+        fen: String,
+        /// Where the layer files are.
+        #[arg(long)]
+        dir: PathBuf,
+        /// Tables for the variant where a capture chain must go on while it can.
+        #[arg(long)]
+        mandatory_continuation: bool,
+    },
+    /// Prints per layer: positions, wins, draws, losses and the longest distance.
+    Stats {
+        /// Where the layer files are.
+        #[arg(long)]
+        dir: PathBuf,
+        /// Tables for the variant where a capture chain must go on while it can.
+        #[arg(long)]
+        mandatory_continuation: bool,
+    },
+}
+
+impl TablebaseCommand {
+    /// The rules the job's tables follow: the defaults, or the chain variant asked for.
+    fn rules(&self) -> Rules {
+        let mandatory = match self {
+            TablebaseCommand::Build {
+                mandatory_continuation,
+                ..
+            }
+            | TablebaseCommand::Probe {
+                mandatory_continuation,
+                ..
+            }
+            | TablebaseCommand::Stats {
+                mandatory_continuation,
+                ..
+            } => *mandatory_continuation,
+        };
+        Rules {
+            chain_rule: ChainRule::mandatory_if(mandatory),
+            ..Rules::default()
+        }
+    }
+}
+
+/// Runs a `vato tablebase` job, writing its report to `out`.
+pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
+    let rules = command.rules();
+    match command {
+        TablebaseCommand::Build {
+            stones,
+            dir,
+            threads,
+            ..
+        } => {
+            let threads = threads.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            });
+            let started = Instant::now();
+            let report = build(&dir, stones.into(), &rules, threads, Progress::Stderr)?;
+            writeln!(
+                out,
+                "{} layers solved, {} kept, in {:.1} s",
+                report.solved.len(),
+                report.kept.len(),
+                started.elapsed().as_secs_f64()
+            )?;
+        }
+        TablebaseCommand::Probe { fen, dir, .. } => {
+            let position = parse_position(&fen).context("bad --fen")?;
+            let stones = position.occupied().count() as usize;
+            let tablebase = Tablebase::open(&dir, rules, stones)?;
+            match tablebase.probe(&position) {
+                None => writeln!(out, "not in the tables")?,
+                Some(value) => {
+                    writeln!(out, "value: {value}")?;
+                    if let Some(turns) = tablebase.probe_turns(&position) {
+                        for (text, value) in turns {
+                            writeln!(out, "{text}: {value}")?;
+                        }
+                    }
+                }
+            }
+        }
+        TablebaseCommand::Stats { dir, .. } => {
+            writeln!(
+                out,
+                "| stones | layer | positions | wins | draws | losses | longest |"
+            )?;
+            writeln!(out, "|---|---|---:|---:|---:|---:|---:|")?;
+            let mut cumulative = Vec::new();
+            let mut total = 0u64;
+            for n in 2..=8 {
+                for (a, b) in layers_with(n) {
+                    total += layer_size(a, b);
+                    if let Some(s) = layer_stats(&dir, &rules, a, b)? {
+                        writeln!(
+                            out,
+                            "| {n} | {a}v{b} | {} | {} | {} | {} | {} |",
+                            s.positions, s.wins, s.draws, s.losses, s.longest
+                        )?;
+                    }
+                }
+                cumulative.push((n, total));
+            }
+            writeln!(out)?;
+            writeln!(out, "| up to stones | positions |")?;
+            writeln!(out, "|---|---:|")?;
+            for (n, total) in cumulative {
+                writeln!(out, "| {n} | {total} |")?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}

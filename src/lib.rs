@@ -25,10 +25,12 @@
 
 pub mod cli;
 pub mod engine;
+pub mod progress;
 pub mod protocol;
 pub mod rules;
 pub mod runner;
 pub mod tablebase;
+pub mod timestamp;
 
 pub use engine::search::{Limits, SearchRequest, Signals, search};
 pub use engine::tt::TranspositionTable;

@@ -20,12 +20,13 @@ use crate::rules::perft::perft_report;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::tablebase::{Tablebase, Value as TablebaseValue};
+use crate::timestamp::log_timestamp;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 /// Where protocol lines go: standard output (or a test's buffer) and, when the
 /// `Debug Log File` option names one, a time-stamped log of every line in and out.
@@ -79,33 +80,13 @@ impl Output {
 
 fn log_line(log: &mut Option<File>, direction: &str, text: &str) {
     if let Some(file) = log {
-        let _ = writeln!(file, "{} {direction} {text}", timestamp(SystemTime::now()));
+        let _ = writeln!(
+            file,
+            "{} {direction} {text}",
+            log_timestamp(SystemTime::now())
+        );
         let _ = file.flush();
     }
-}
-
-/// UTC time as `YYYY-MM-DD hh:mm:ss.mmm`.
-fn timestamp(time: SystemTime) -> String {
-    let since_epoch = time.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let secs = since_epoch.as_secs();
-    let (days, day_secs) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (the proleptic Gregorian calendar).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}.{:03}",
-        day_secs / 3600,
-        day_secs / 60 % 60,
-        day_secs % 60,
-        since_epoch.subsec_millis()
-    )
 }
 
 /// Whether the session goes on after a line.
@@ -728,18 +709,4 @@ pub fn run(mut input: impl BufRead, out: Arc<Output>, tablebase_path: Option<&st
         }
     }
     session.shutdown();
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timestamps_are_utc_calendar_dates() {
-        let t = UNIX_EPOCH + Duration::from_millis(1_764_450_000_123);
-        assert_eq!(timestamp(t), "2025-11-29 21:00:00.123");
-        assert_eq!(timestamp(UNIX_EPOCH), "1970-01-01 00:00:00.000");
-        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400); // 2000-02-29
-        assert_eq!(timestamp(leap), "2000-02-29 00:00:00.000");
-    }
 }

@@ -1,8 +1,8 @@
 //! Engines: how the command line describes one ([`EngineSpec`]), and a running engine
 //! process with the protocol the runner speaks to it ([`EngineProcess`]).
 
-use super::calendar::log_timestamp;
 use crate::rules::{ChainRule, Rules};
+use crate::timestamp::log_timestamp;
 use std::fmt;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, LineWriter, Write};

@@ -10,7 +10,6 @@
 //! - [`args`]: the command line.
 
 pub mod args;
-pub mod calendar;
 pub mod engine;
 pub mod openings;
 pub mod pgn;

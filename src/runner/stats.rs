@@ -3,10 +3,13 @@
 //!
 //! Every figure is from the point of view of the first engine of a pairing.
 
+use statrs::distribution::{ContinuousCDF, Normal};
 use std::fmt;
 
 /// The two-sided 95% quantile of the standard normal distribution.
-const Z_95: f64 = 1.959_963_984_540_054;
+fn z_95() -> f64 {
+    Normal::standard().inverse_cdf(0.975)
+}
 
 /// The logistic Elo difference that a score (a fraction of the points, in `(0, 1)`) means.
 /// A score of 0 or 1 gives an infinite difference.
@@ -25,18 +28,9 @@ pub fn score_from_elo(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
-/// The error function, by the rational approximation 7.1.26 of Abramowitz and Stegun
-/// (absolute error below 1.5e-7): ample for percentages printed with one decimal, and the
-/// standard library has no `erf` on stable Rust.
-pub fn erf(x: f64) -> f64 {
-    let sign = if x < 0.0 { -1.0 } else { 1.0 };
-    let x = x.abs();
-    let t = 1.0 / (1.0 + 0.327_591_1 * x);
-    let poly = t
-        * (0.254_829_592
-            + t * (-0.284_496_736
-                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
-    sign * (1.0 - poly * (-x * x).exp())
+/// The standard normal distribution's cumulative probability at `z`.
+pub fn standard_normal_cdf(z: f64) -> f64 {
+    Normal::standard().cdf(z)
 }
 
 /// Wins, draws and losses of the first engine of a pairing.
@@ -85,7 +79,7 @@ impl Trinomial {
             + self.draws as f64 * (0.5 - score).powi(2)
             + self.losses as f64 * score.powi(2))
             / n;
-        let margin = Z_95 * (variance / n).sqrt();
+        let margin = z_95() * (variance / n).sqrt();
         let high = elo_from_score(score + margin);
         let low = elo_from_score(score - margin);
         Some((elo_from_score(score), (high - low) / 2.0))
@@ -99,8 +93,8 @@ impl Trinomial {
         if decisive == 0 {
             return None;
         }
-        let z = (self.wins as f64 - self.losses as f64) / (2.0 * decisive as f64).sqrt();
-        Some(0.5 * (1.0 + erf(z)))
+        let z = (self.wins as f64 - self.losses as f64) / (decisive as f64).sqrt();
+        Some(standard_normal_cdf(z))
     }
 }
 
@@ -290,13 +284,14 @@ mod tests {
     }
 
     #[test]
-    fn erf_matches_tabulated_values() {
-        // Tables: erf(0.5) = 0.5204999, erf(1) = 0.8427008, erf(2) = 0.9953223.
-        close(erf(0.0), 0.0, 1e-9);
-        close(erf(0.5), 0.520_499_9, 2e-7);
-        close(erf(1.0), 0.842_700_8, 2e-7);
-        close(erf(-1.0), -0.842_700_8, 2e-7);
-        close(erf(2.0), 0.995_322_3, 2e-7);
+    fn normal_distribution_matches_tabulated_values() {
+        // Tables: Phi(0.5) = 0.6914625, Phi(1) = 0.8413447, Phi(2) = 0.9772499.
+        close(standard_normal_cdf(0.0), 0.5, 1e-9);
+        close(standard_normal_cdf(0.5), 0.691_462_5, 2e-7);
+        close(standard_normal_cdf(1.0), 0.841_344_7, 2e-7);
+        close(standard_normal_cdf(-1.0), 0.158_655_3, 2e-7);
+        close(standard_normal_cdf(2.0), 0.977_249_9, 2e-7);
+        close(z_95(), 1.959_964_0, 2e-7);
     }
 
     #[test]
@@ -311,7 +306,7 @@ mod tests {
         // Elo at the ends: -400 log10(1/0.4433064 - 1) = -39.5648
         //                  -400 log10(1/0.8066936 - 1) = 248.1849
         // half-width = (248.1849 + 39.5648) / 2 = 143.8749
-        // LOS = (1 + erf((10 - 5) / sqrt(2 * 15))) / 2 = (1 + erf(0.9128709)) / 2 = 0.90165
+        // LOS = Phi((10 - 5) / sqrt(15)) = Phi(1.2909944) = 0.90165
         // draw ratio = 5 / 20 = 0.25
         let t = Trinomial {
             wins: 10,
@@ -330,7 +325,7 @@ mod tests {
 
     #[test]
     fn even_and_empty_results() {
-        // W 3, D 4, L 3: score 1/2, Elo 0; LOS (1 + erf(0)) / 2 = 1/2.
+        // W 3, D 4, L 3: score 1/2, Elo 0; LOS Phi(0) = 1/2.
         let even = Trinomial {
             wins: 3,
             draws: 4,

@@ -1,14 +1,15 @@
 //! The tournament: pairings and the order of games, the worker threads that play them in
 //! parallel, and the main thread's running report, records and stopping rules.
 
-use super::calendar::pgn_date;
 use super::engine::{EngineProcess, EngineSpec};
 use super::openings::{Opening, OpeningSource};
 use super::pgn::{GameRecord, Termination};
 use super::referee::{Adjudication, Seat, play_game};
 use super::standings::{Outcome, Standings};
 use super::stats::{Sprt, SprtDecision};
+use crate::progress::JobProgress;
 use crate::rules::Rules;
+use crate::timestamp::pgn_date;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::{File, OpenOptions};
@@ -351,9 +352,24 @@ struct Reporter<'a> {
     finished: u64,
     abandoned: u64,
     decision: Option<SprtDecision>,
+    /// Games finished out of the total, on standard error when it is a terminal.
+    progress: Option<JobProgress>,
 }
 
 impl Reporter<'_> {
+    /// Writes report text to the output, with the progress bar out of its way.
+    fn say(&mut self, text: &str) {
+        let out = &mut *self.out;
+        let mut write = || {
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+        };
+        match &self.progress {
+            Some(progress) => progress.suspend(write),
+            None => write(),
+        }
+    }
+
     fn game(&mut self, job: Job, record: GameRecord) -> Result<(), MatchError> {
         let outcome = Outcome {
             white: record.white.clone(),
@@ -389,9 +405,8 @@ impl Reporter<'_> {
         } else {
             format!("{}: ", record.termination)
         };
-        let _ = writeln!(
-            self.out,
-            "Game {}{total} (round {}, pair {}) {} - {}: {} {{{kind}{}}}  [{tally}]",
+        let line = format!(
+            "Game {}{total} (round {}, pair {}) {} - {}: {} {{{kind}{}}}  [{tally}]\n",
             job.number,
             job.round,
             job.pair,
@@ -400,6 +415,10 @@ impl Reporter<'_> {
             record.result.token(),
             record.detail
         );
+        self.say(&line);
+        if let Some(progress) = self.progress.as_mut() {
+            progress.set(self.finished);
+        }
         self.waiting.insert(job.number, Some(record));
         self.write_ready(false)?;
         // The final standings follow the last game anyway.
@@ -408,11 +427,8 @@ impl Reporter<'_> {
             && self.finished.is_multiple_of(self.config.report_every)
             && !last
         {
-            let _ = write!(
-                self.out,
-                "{}",
-                self.standings.report(self.config.sprt.as_ref())
-            );
+            let report = self.standings.report(self.config.sprt.as_ref());
+            self.say(&report);
         }
         if let (Some(sprt), None) = (&self.config.sprt, self.decision)
             && let Some(pairing) = self.standings.pairings().first()
@@ -518,6 +534,9 @@ pub fn run_match(
         finished: 0,
         abandoned: 0,
         decision: None,
+        progress: schedule
+            .total()
+            .map(|total| JobProgress::new("match", total, "games", None)),
     };
     let next = AtomicU64::new(0);
     let mut failure = None;
@@ -547,6 +566,9 @@ pub fn run_match(
             }
         }
     });
+    if let Some(progress) = reporter.progress.take() {
+        progress.finish();
+    }
     reporter.write_ready(true)?;
     if let Some(failure) = failure {
         return Err(failure);

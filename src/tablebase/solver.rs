@@ -6,6 +6,7 @@ use super::probe::{MAX_STONES, slot_of};
 use super::value::{
     DISTANCE_MASK, DRAW_CODE, LOSS_BIT, Outcome, Value, WIN_BIT, loss_code, win_code,
 };
+use crate::progress::{JobProgress, PLAIN_EVERY};
 use crate::rules::bitboard::Bitboard;
 use crate::rules::geometry::ADJACENT;
 use crate::rules::movegen::{generate_turns, has_capture, paika_steps};
@@ -132,13 +133,15 @@ const CHUNK: u64 = 1 << 15;
 /// Predecessors gathered before they are credited (see [`PairSolver::retract`]).
 const RETRACT_BATCH: usize = 1024;
 
-/// A pass running longer than this shows a progress line on standard error, renewed as
-/// often.
-const PROGRESS_EVERY: Duration = Duration::from_secs(2);
+/// A pass running longer than this shows its progress on standard error.
+const PROGRESS_AFTER: Duration = Duration::from_secs(2);
+
+/// How often the progress of a pass is updated once it shows.
+const PROGRESS_TICK: Duration = Duration::from_millis(200);
 
 /// Runs `work` over `0..size` in chunks on `threads` threads. With a `label`, a pass that
-/// runs long shows its progress and the time left on one line of standard error,
-/// rewritten in place.
+/// runs long shows its progress and the time left on standard error (see
+/// [`JobProgress`]).
 fn parallel_chunks(
     size: u64,
     threads: usize,
@@ -170,19 +173,22 @@ fn parallel_chunks(
         }
         drop(running);
         let Some(label) = label else { return };
-        let mut shown = false;
-        while let Err(RecvTimeoutError::Timeout) = all_done.recv_timeout(PROGRESS_EVERY) {
-            shown = true;
-            let done = finished.load(Ordering::Relaxed).clamp(1, size);
-            let elapsed = started.elapsed().as_secs_f64();
-            eprint!(
-                "\r  {label}: {:5.1}% of {size} positions, about {:.0} s left   ",
-                100.0 * done as f64 / size as f64,
-                elapsed / done as f64 * (size - done) as f64
-            );
+        let mut progress: Option<JobProgress> = None;
+        while let Err(RecvTimeoutError::Timeout) = all_done.recv_timeout(PROGRESS_TICK) {
+            if progress.is_none() && started.elapsed() >= PROGRESS_AFTER {
+                progress = Some(JobProgress::new(
+                    label,
+                    size,
+                    "positions",
+                    Some(PLAIN_EVERY),
+                ));
+            }
+            if let Some(progress) = progress.as_mut() {
+                progress.set(finished.load(Ordering::Relaxed));
+            }
         }
-        if shown {
-            eprintln!();
+        if let Some(progress) = progress {
+            progress.finish();
         }
     });
 }

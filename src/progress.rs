@@ -1,0 +1,121 @@
+//! Progress of long jobs on standard error: a bar with the rate and the time left on a
+//! terminal (drawn by `indicatif`), and where standard error is a file or a pipe, a plain
+//! line now and then, so that the logs of batch runs stay readable.
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+/// How often a plain progress line is written when standard error is not a terminal.
+pub const PLAIN_EVERY: Duration = Duration::from_secs(10);
+
+/// The progress of one job of a known size.
+pub struct JobProgress {
+    bar: ProgressBar,
+    label: String,
+    unit: &'static str,
+    total: u64,
+    started: Instant,
+    /// When standard error is not a terminal: how often to write a plain line, if at all.
+    plain_every: Option<Duration>,
+    last_plain: Instant,
+}
+
+impl JobProgress {
+    /// Starts showing the progress of `total` `unit`s of work named `label`. Off a
+    /// terminal, a plain line is written every `plain_every` (never with `None`).
+    pub fn new(
+        label: &str,
+        total: u64,
+        unit: &'static str,
+        plain_every: Option<Duration>,
+    ) -> JobProgress {
+        let terminal = std::io::stderr().is_terminal();
+        let target = if terminal {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        };
+        let bar = ProgressBar::with_draw_target(Some(total), target);
+        let template = format!(
+            "{{msg}} [{{bar:30}}] {{percent:>3}}% of {{human_len}} {unit}, \
+             {{per_sec}}, {{eta}} left"
+        );
+        if let Ok(style) = ProgressStyle::with_template(&template) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_message(label.to_string());
+        let now = Instant::now();
+        JobProgress {
+            bar,
+            label: label.to_string(),
+            unit,
+            total,
+            started: now,
+            plain_every: if terminal { None } else { plain_every },
+            last_plain: now,
+        }
+    }
+
+    /// Records that `done` units are finished.
+    pub fn set(&mut self, done: u64) {
+        self.bar.set_position(done);
+        if let Some(every) = self.plain_every
+            && self.last_plain.elapsed() >= every
+        {
+            self.last_plain = Instant::now();
+            eprintln!("{}", self.plain_line(done));
+        }
+    }
+
+    /// Runs `write` with the bar taken off the screen, for lines printed while it shows.
+    pub fn suspend<R>(&self, write: impl FnOnce() -> R) -> R {
+        self.bar.suspend(write)
+    }
+
+    /// Takes the bar off the screen for good.
+    pub fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+
+    fn plain_line(&self, done: u64) -> String {
+        let done = done.min(self.total);
+        let fraction = done as f64 / self.total.max(1) as f64;
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let left = if done == 0 {
+            String::from("time left unknown")
+        } else {
+            format!(
+                "about {:.0} s left",
+                elapsed / done as f64 * (self.total - done) as f64
+            )
+        };
+        format!(
+            "  {}: {:5.1}% of {} {}, {left}",
+            self.label,
+            100.0 * fraction,
+            self.total,
+            self.unit
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_lines_say_the_fraction_and_the_time_left() {
+        let progress = JobProgress::new("layer 3v2", 200, "positions", None);
+        assert_eq!(
+            progress.plain_line(0),
+            "  layer 3v2:   0.0% of 200 positions, time left unknown"
+        );
+        assert!(
+            progress
+                .plain_line(50)
+                .starts_with("  layer 3v2:  25.0% of 200 positions, about ")
+        );
+        progress.finish();
+    }
+}

@@ -20,6 +20,7 @@
 //! - [`protocol`]: the UCI-style line protocol spoken on standard input and output.
 //! - [`runner`]: the match runner, which drives engines as child processes.
 //! - [`cli`]: the command line that starts each of them.
+//! - [`progress`] and [`timestamp`]: progress of long jobs and UTC dates, shared by layers.
 //!
 //! The items that most callers need are re-exported here.
 

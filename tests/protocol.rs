@@ -83,13 +83,16 @@ impl Engine {
                 text
             })
         };
-        Engine {
+        let mut engine = Engine {
             stdin: child.stdin.take(),
             child,
             lines,
             stderr: Some(stderr),
             transcript: Vec::new(),
-        }
+        };
+        let version = env!("CARGO_PKG_VERSION");
+        engine.expect_exact(&format!("Vato {version} by the Vato developers"));
+        engine
     }
 
     /// Fails the test; the transcript follows (see `Drop`).
@@ -197,9 +200,9 @@ impl Engine {
     fn expect_one_error(&mut self, line: &str) -> String {
         self.send(line);
         let lines = self.sync();
-        if lines.len() != 1 || !lines[0].starts_with("info string error ") {
+        if lines.len() != 1 || !is_error(&lines[0]) {
             self.fail(&format!(
-                "expected exactly one 'info string error' line for {line:?}, got {lines:?}"
+                "expected exactly one error line for {line:?}, got {lines:?}"
             ));
         }
         lines[0].clone()
@@ -224,13 +227,8 @@ impl Engine {
     /// The legal turns in the current position, from the `moves` command.
     fn legal_turns(&mut self) -> Vec<String> {
         self.send("moves");
-        let line = self.expect_line("a 'moves' line", |l| {
-            l == "moves" || l.starts_with("moves ")
-        });
-        line.split_whitespace()
-            .skip(1)
-            .map(str::to_string)
-            .collect()
+        let line = self.next_line();
+        line.split_whitespace().map(str::to_string).collect()
     }
 
     /// The current position, from the `fen` command.
@@ -360,11 +358,20 @@ fn count_bestmoves(lines: &[String]) -> usize {
     lines.iter().filter(|l| l.starts_with("bestmove")).count()
 }
 
+/// Whether `line` is an error line: `info string error ...`, or one of the two forms that
+/// the Fanorona web interface recognises for refused positions.
+fn is_error(line: &str) -> bool {
+    [
+        "info string error ",
+        "info string illegal move ",
+        "info string invalid fen ",
+    ]
+    .iter()
+    .any(|prefix| line.starts_with(prefix))
+}
+
 fn errors(lines: &[String]) -> Vec<&String> {
-    lines
-        .iter()
-        .filter(|l| l.starts_with("info string error"))
-        .collect()
+    lines.iter().filter(|l| is_error(l)).collect()
 }
 
 /// A fresh, empty directory for one test's files, removed again when dropped (also when
@@ -664,9 +671,6 @@ fn commands_during_a_search_are_refused_as_busy() {
     engine.send("go infinite");
     let refused = [
         "position startpos",
-        "d",
-        "fen",
-        "moves",
         "go depth 1",
         "setoption name Hash value 1",
         "ucinewgame",
@@ -684,7 +688,7 @@ fn commands_during_a_search_are_refused_as_busy() {
         );
         assert_eq!(count_bestmoves(&lines), 0, "{line:?}: {lines:?}");
         // Nothing but search info besides the error: the command was ignored.
-        for other in lines.iter().filter(|l| !l.starts_with("info string error")) {
+        for other in lines.iter().filter(|l| !is_error(l)) {
             assert!(Info::parse(other).is_some(), "{line:?}: {other:?}");
         }
     }
@@ -747,21 +751,24 @@ fn an_illegal_move_leaves_the_previous_position() {
     for (line, index, turn) in cases {
         let error = engine.expect_one_error(line);
         // A turn after the end of the game is refused as such, any other as illegal.
-        let named = format!("info string error position: move {index} '{turn}' ");
+        let named = format!("info string illegal move {index} '{turn}': ");
         assert!(error.starts_with(&named), "{line:?}: {error:?}");
         assert_eq!(engine.fen(), before, "after {line:?}");
     }
-    for line in [
-        "position fen garbage moves d3e3W",
-        "position fen 9/9/9/9 w",
-        "position startpos nonsense",
-        "position",
+    for (line, prefix) in [
+        (
+            "position fen garbage moves d3e3W",
+            "info string invalid fen 'garbage': ",
+        ),
+        (
+            "position fen 9/9/9/9 w",
+            "info string invalid fen '9/9/9/9 w': ",
+        ),
+        ("position startpos nonsense", "info string error position: "),
+        ("position", "info string error position: "),
     ] {
         let error = engine.expect_one_error(line);
-        assert!(
-            error.starts_with("info string error position: "),
-            "{error:?}"
-        );
+        assert!(error.starts_with(prefix), "{error:?}");
         assert_eq!(engine.fen(), before, "after {line:?}");
     }
     // Turns are read liberally: any case, dashes, the kind left out when only one fits.
@@ -1118,15 +1125,15 @@ fn debug_on_adds_info_strings_and_off_removes_them() {
 fn moves_lists_the_legal_turns() {
     let mut engine = Engine::start();
     engine.send("moves");
-    engine.expect_exact("moves d2e3A d3e3A d3e3W e2e3A f2e3A");
+    engine.expect_exact("d2e3A d3e3A d3e3W e2e3A f2e3A");
     engine.send("moves d3");
-    engine.expect_exact("moves d3e3A d3e3W");
+    engine.expect_exact("d3e3A d3e3W");
     engine.send("moves d3e3");
-    engine.expect_exact("moves d3e3A d3e3W");
+    engine.expect_exact("d3e3A d3e3W");
     engine.send("moves D3-E3W");
-    engine.expect_exact("moves d3e3W");
+    engine.expect_exact("d3e3W");
     engine.send("moves a1");
-    engine.expect_exact("moves");
+    engine.expect_exact("");
     engine.sync_silent("moves");
 }
 
@@ -1301,4 +1308,189 @@ fn go_infinite_in_a_finished_position_waits_for_stop() {
     engine.send("stop");
     let lines = engine.sync();
     assert_eq!(lines.last().map(String::as_str), Some("bestmove (none)"));
+}
+
+// ---------------------------------------------------------------------------------------
+// 12. The Fanorona web interface's dialect, and commands that read during a search
+// ---------------------------------------------------------------------------------------
+
+/// Sends `batch` at once, closes the input, and returns every line written after it.
+fn run_batch(batch: &[&str]) -> Vec<String> {
+    let mut engine = Engine::start();
+    for line in batch {
+        engine.send(line);
+    }
+    engine.close_stdin();
+    let lines = engine.rest_of_output();
+    let status = engine.wait_exit();
+    assert!(status.success(), "{status}");
+    lines
+}
+
+/// What the web interface takes from a state batch: the `Fen: ` line, the line before
+/// the `status ` line (the bare list of legal turns) and the status itself.
+fn interface_state(lines: &[String]) -> (String, Vec<String>, String) {
+    let fen = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("Fen: "))
+        .unwrap_or_else(|| panic!("no 'Fen: ' line: {lines:?}"));
+    let index = lines
+        .iter()
+        .position(|l| l.starts_with("status "))
+        .unwrap_or_else(|| panic!("no 'status ' line: {lines:?}"));
+    assert!(index > 0, "{lines:?}");
+    let legal = lines[index - 1]
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    (
+        fen.to_string(),
+        legal,
+        lines[index]["status ".len()..].to_string(),
+    )
+}
+
+#[test]
+fn the_web_interface_state_batch_gets_the_answers_it_reads() {
+    // The exact batch the interface pipes for the board state.
+    let lines = run_batch(&[
+        "position startpos moves d3e3W",
+        "d",
+        "moves",
+        "status",
+        "quit",
+    ]);
+    let (fen, legal, status) = interface_state(&lines);
+    assert_eq!(
+        fen,
+        "BBBBBBBBB/BBBBBBBBB/BW2WBWBW/WWWWWWWWW/WWWWWWWWW b 0 1"
+    );
+    assert_eq!(status, "ongoing");
+    assert!(
+        !legal.is_empty() && legal.iter().all(|t| t != "moves"),
+        "{legal:?}"
+    );
+    assert!(lines.iter().all(|l| !is_error(l)), "{lines:?}");
+
+    // A won game: Black has no legal turn.
+    let lines = run_batch(&[
+        &format!("position fen {BLACK_BLOCKED}"),
+        "d",
+        "moves",
+        "status",
+        "quit",
+    ]);
+    let (_, legal, status) = interface_state(&lines);
+    assert!(legal.is_empty(), "{legal:?}");
+    assert_eq!(status, "white wins");
+
+    // A drawn game: the no-capture limit (2 turns) reached by two paikas.
+    let lines = run_batch(&[
+        "setoption name NoCaptureLimit value 2",
+        "position fen 9/9/4B4/9/W8 w moves a1a2 e3e4",
+        "status",
+        "quit",
+    ]);
+    assert_eq!(lines, ["status draw (no-capture limit)"]);
+}
+
+#[test]
+fn refused_positions_start_with_the_phrases_the_web_interface_knows() {
+    let lines = run_batch(&["position startpos moves d3e3W e5e4", "d", "quit"]);
+    let errors = errors(&lines);
+    assert_eq!(errors.len(), 1, "{lines:?}");
+    assert!(
+        errors[0].starts_with("info string illegal move 2 'e5e4': "),
+        "{errors:?}"
+    );
+    let (fen, _, _) = (lines.iter().find_map(|l| l.strip_prefix("Fen: ")), (), ());
+    assert_eq!(fen, Some(START_FEN), "the position stays as it was");
+
+    let lines = run_batch(&["position fen 9/9/9/9/9/9 w", "quit"]);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("info string invalid fen '9/9/9/9/9/9 w': "),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn the_web_interface_options_are_understood_or_refused_in_one_line() {
+    let mut engine = Engine::start();
+    for line in [
+        "setoption name UseNNUE value false",
+        "setoption name OwnBook value false",
+        "setoption name Variant value tsivy",
+        "setoption name Vela value none",
+        "setoption name MultiPV value 3",
+        "setoption name MandatoryContinuation value false",
+    ] {
+        engine.send(line);
+        engine.sync_silent(line);
+    }
+    for line in [
+        "setoption name EvalFile value nets/best.nnue",
+        "setoption name UseNNUE value true",
+        "setoption name BookFile value book.txt",
+        "setoption name OwnBook value true",
+        "setoption name Variant value dimy",
+        "setoption name Vela value white",
+    ] {
+        let error = engine.expect_one_error(line);
+        assert!(error.contains("not supported"), "{line:?}: {error:?}");
+    }
+}
+
+#[test]
+fn commands_that_only_read_answer_during_a_search() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves d3e3W");
+    let fen = engine.fen();
+    engine.send("go infinite");
+    for (line, first) in [
+        ("fen", fen.as_str()),
+        ("status", "status ongoing"),
+        ("query result", "response none"),
+    ] {
+        engine.send(line);
+        let lines = engine.sync();
+        let answers: Vec<_> = lines.iter().filter(|l| Info::parse(l).is_none()).collect();
+        assert_eq!(answers, [first], "{line:?}: {lines:?}");
+    }
+    for (line, needle) in [
+        ("d", "Fen: "),
+        ("eval", "  total"),
+        ("help", "  isready"),
+        ("moves d4", "d4"),
+    ] {
+        engine.send(line);
+        let lines = engine.sync();
+        assert!(errors(&lines).is_empty(), "{line:?}: {lines:?}");
+        assert!(
+            lines.iter().any(|l| l.starts_with(needle)),
+            "{line:?}: {lines:?}"
+        );
+        assert_eq!(count_bestmoves(&lines), 0, "{line:?}: {lines:?}");
+    }
+    engine.send("stop");
+    let lines = engine.sync();
+    assert_eq!(count_bestmoves(&lines), 1, "{lines:?}");
+}
+
+#[test]
+fn end_of_input_lets_a_search_with_a_limit_finish() {
+    // The README's hand-typed session, piped: the search still reaches its depth.
+    let lines = run_batch(&[
+        "uci",
+        "isready",
+        "position startpos moves d3e3W",
+        "go depth 4",
+        "d",
+        "moves d4",
+    ]);
+    let infos: Vec<Info> = lines.iter().filter_map(|l| Info::parse(l)).collect();
+    assert_eq!(infos.last().map(|i| i.depth), Some(4), "{lines:?}");
+    assert_eq!(count_bestmoves(&lines), 1, "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("Fen: ")), "{lines:?}");
+    assert!(errors(&lines).is_empty(), "{lines:?}");
 }

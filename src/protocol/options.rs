@@ -189,10 +189,12 @@ impl EngineOptions {
 
     /// Applies `setoption`; on error nothing changes and the message says why.
     pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Change, String> {
-        let spec = SPECS
-            .iter()
-            .find(|s| s.name.eq_ignore_ascii_case(name))
-            .ok_or_else(|| format!("unknown option '{name}'"))?;
+        let Some(spec) = SPECS.iter().find(|s| s.name.eq_ignore_ascii_case(name)) else {
+            return match foreign_option(name, value) {
+                Some(answer) => answer.map(|()| Change::Other),
+                None => Err(format!("unknown option '{name}'")),
+            };
+        };
         let name = spec.name;
         match spec.kind {
             Kind::Button => {
@@ -289,6 +291,43 @@ impl EngineOptions {
     }
 }
 
+/// Options that other Fanorona engines have and interfaces set (the web interface of the
+/// strongest public engine sends them), answered for what Vato can honour: a value that
+/// asks for what Vato already does is accepted, one that asks for a feature Vato lacks is
+/// a one-line error. `None` when the name is not such an option either.
+fn foreign_option(name: &str, value: Option<&str>) -> Option<Result<(), String>> {
+    let value = value.unwrap_or("").trim();
+    let is = |word: &str| value.eq_ignore_ascii_case(word);
+    let (accepted, why) = match name.to_ascii_lowercase().as_str() {
+        "usennue" => (is("false"), "Vato has no network evaluation yet"),
+        "evalfile" => (
+            value.is_empty() || is("<empty>"),
+            "Vato has no network evaluation yet, so it reads no net file",
+        ),
+        "ownbook" => (is("false"), "Vato has no opening book"),
+        "bookfile" => (
+            value.is_empty() || is("<empty>"),
+            "Vato has no opening book, so it reads no book file",
+        ),
+        "variant" => (
+            is("tsivy") || is("fanoron-tsivy"),
+            "Vato plays Fanoron-Tsivy (9 x 5) only",
+        ),
+        "vela" => (
+            is("none") || value.is_empty(),
+            "Vato does not play the vela game",
+        ),
+        _ => return None,
+    };
+    Some(if accepted {
+        Ok(())
+    } else {
+        Err(format!(
+            "option '{name}' value '{value}' is not supported: {why}"
+        ))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,6 +389,28 @@ mod tests {
                 chain_rule: ChainRule::Mandatory
             }
         );
+    }
+
+    #[test]
+    fn other_engines_options_say_what_vato_lacks() {
+        let mut o = EngineOptions::default();
+        assert_eq!(o.set("UseNNUE", Some("false")), Ok(Change::Other));
+        assert_eq!(o.set("OwnBook", Some("false")), Ok(Change::Other));
+        assert_eq!(o.set("Variant", Some("tsivy")), Ok(Change::Other));
+        assert_eq!(o.set("Vela", Some("none")), Ok(Change::Other));
+        assert_eq!(
+            o.set("EvalFile", Some("nets/a.nnue")),
+            Err(
+                "option 'EvalFile' value 'nets/a.nnue' is not supported: Vato has no network \
+                 evaluation yet, so it reads no net file"
+                    .into()
+            )
+        );
+        assert!(o.set("UseNNUE", Some("true")).is_err());
+        assert!(o.set("Variant", Some("dimy")).is_err());
+        assert!(o.set("Vela", Some("white")).is_err());
+        assert!(o.set("BookFile", Some("book.txt")).is_err());
+        assert_eq!(o, EngineOptions::default());
     }
 
     #[test]

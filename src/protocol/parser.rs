@@ -56,6 +56,8 @@ pub enum Command {
     Fen,
     /// `moves [prefix]`: list the legal turns (that extend `prefix`).
     Moves(Option<String>),
+    /// `status`: whether the game goes on, and if not, who won or why it is drawn.
+    Status,
     /// `perft <depth> [divide]`.
     Perft {
         /// Depth in turns.
@@ -117,6 +119,26 @@ pub struct GoParams {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseError(pub String);
 
+impl Command {
+    /// Whether the command only reads the session's state, so that it may be answered
+    /// while a search runs (the game cannot change then: commands that would change it
+    /// are refused as busy).
+    pub fn reads_only(&self) -> bool {
+        matches!(
+            self,
+            Command::IsReady
+                | Command::Display
+                | Command::Fen
+                | Command::Moves(_)
+                | Command::Status
+                | Command::Eval
+                | Command::Query(_)
+                | Command::Help
+                | Command::Nothing
+        )
+    }
+}
+
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -169,6 +191,7 @@ pub fn parse_command(line: &str) -> Result<Command, ParseError> {
         "d" => no_args(Command::Display),
         "fen" => no_args(Command::Fen),
         "eval" => no_args(Command::Eval),
+        "status" => no_args(Command::Status),
         "flip" => no_args(Command::Flip),
         "help" => no_args(Command::Help),
         "debug" => parse_debug(args),
@@ -495,6 +518,7 @@ mod tests {
             "perft: depth needs a whole number, found 'x'"
         );
         assert_eq!(parse("moves c1d1"), Command::Moves(Some("c1d1".into())));
+        assert_eq!(parse("status"), Command::Status);
         assert_eq!(parse("bench 4"), Command::Bench(Some(4)));
     }
 }

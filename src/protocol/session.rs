@@ -61,6 +61,18 @@ impl Output {
         log_line(&mut inner.log, "<<", text);
     }
 
+    /// Writes several lines as one block, so that a search thread's `info` lines cannot
+    /// land between them (`d` and `eval` answer while a search runs).
+    pub fn lines<T: AsRef<str>>(&self, texts: impl IntoIterator<Item = T>) {
+        let mut inner = self.lock();
+        for text in texts {
+            let text = text.as_ref();
+            let _ = writeln!(inner.writer, "{text}");
+            log_line(&mut inner.log, "<<", text);
+        }
+        let _ = inner.writer.flush();
+    }
+
     /// Records an input line in the log.
     pub fn log_input(&self, text: &str) {
         log_line(&mut self.lock().log, ">>", text);
@@ -100,6 +112,9 @@ pub enum Flow {
 
 struct RunningSearch {
     signals: Arc<Signals>,
+    /// Whether the search ends by itself (a depth, node, time or clock limit, not
+    /// `infinite` or `ponder`), so that the end of input may let it finish.
+    ends_by_itself: bool,
     /// Set by the search thread just before it writes `bestmove`.
     finished: Arc<AtomicBool>,
     thread: JoinHandle<()>,
@@ -177,6 +192,16 @@ impl Session {
         self.join_search();
     }
 
+    /// At the end of input: a search that ends by itself is left to finish and answer, so
+    /// that piped commands get their whole answer; an `infinite` or `ponder` search, which
+    /// would never end, is stopped.
+    pub fn finish(&mut self) {
+        if self.search.as_ref().is_some_and(|s| s.ends_by_itself) {
+            self.join_search();
+        }
+        self.shutdown();
+    }
+
     /// Handles one input line.
     pub fn handle_line(&mut self, line: &str) -> Flow {
         self.out.log_input(line);
@@ -187,15 +212,11 @@ impl Session {
                 return Flow::Continue;
             }
         };
-        let always_allowed = matches!(
-            command,
-            Command::IsReady
-                | Command::Stop
-                | Command::PonderHit
-                | Command::Quit
-                | Command::Debug(_)
-                | Command::Nothing
-        );
+        let always_allowed = command.reads_only()
+            || matches!(
+                command,
+                Command::Stop | Command::PonderHit | Command::Quit | Command::Debug(_)
+            );
         if self.searching() && !always_allowed {
             self.error("busy: a search is running; send 'stop' first");
             return Flow::Continue;
@@ -230,6 +251,7 @@ impl Session {
             Command::Display => self.display(),
             Command::Fen => self.say(&self.game.position().to_string()),
             Command::Moves(prefix) => self.list_moves(prefix.as_deref()),
+            Command::Status => self.say(&format!("status {}", status_word(self.game.status()))),
             Command::Perft { depth, divide } => {
                 let rule = self.game.rules().chain_rule;
                 let (report, _) = perft_report(self.game.position(), depth, divide, rule, 1);
@@ -246,7 +268,7 @@ impl Session {
                     self.say(&line);
                 }
             }
-            Command::Help => HELP.iter().for_each(|line| self.say(line)),
+            Command::Help => self.out.lines(HELP.iter().copied()),
             Command::Nothing => {}
         }
         Flow::Continue
@@ -360,21 +382,25 @@ impl Session {
             None => Position::start(),
             Some(text) => match parse_position(text) {
                 Ok(position) => position,
-                Err(e) => return self.error(&format!("position: bad position string: {e}")),
+                Err(e) => {
+                    return self.say(&format!(
+                        "info string invalid fen '{text}': {e}; position unchanged"
+                    ));
+                }
             },
         };
         let mut game = Game::new(start, self.options.rules());
         for (index, text) in moves.iter().enumerate() {
             if game.status().is_over() {
-                return self.error(&format!(
-                    "position: move {} '{text}' comes after the end of the game: {}; position unchanged",
+                return self.say(&format!(
+                    "info string illegal move {} '{text}': it comes after the end of the game ({}); position unchanged",
                     index + 1,
                     describe_status(game.status())
                 ));
             }
             if let Err(e) = game.play_text(text) {
-                return self.error(&format!(
-                    "position: move {} '{text}' is illegal: {e}; position unchanged",
+                return self.say(&format!(
+                    "info string illegal move {} '{text}': {e}; position unchanged",
                     index + 1
                 ));
             }
@@ -449,6 +475,12 @@ impl Session {
         let signals = Arc::new(Signals::new(params.ponder));
         let finished = Arc::new(AtomicBool::new(false));
         let wait_for_stop = params.infinite || params.ponder;
+        let limits = &request.limits;
+        let ends_by_itself = !wait_for_stop
+            && (limits.depth.is_some()
+                || limits.nodes.is_some()
+                || limits.movetime.is_some()
+                || limits.clock.is_some());
         let show_ponder = self.options.ponder;
         let thread = {
             let (signals, finished, out) = (signals.clone(), finished.clone(), self.out.clone());
@@ -507,6 +539,7 @@ impl Session {
             Ok(thread) => {
                 self.search = Some(RunningSearch {
                     signals,
+                    ends_by_itself,
                     finished,
                     thread,
                 })
@@ -538,21 +571,19 @@ impl Session {
 
     fn display(&self) {
         let position = self.game.position();
-        for line in draw(position).lines() {
-            self.say(line);
-        }
+        let mut lines: Vec<String> = draw(position).lines().map(String::from).collect();
         let turns = legal_turns(position, self.game.rules().chain_rule).len();
-        self.say("");
-        self.say(&format!("Fen: {position}"));
-        self.say(&format!("Key: {:016X}", position.key()));
-        self.say(&format!("Side to move: {}", position.side_to_move().name()));
-        self.say(&format!(
-            "Turns since capture: {}",
-            position.turns_since_capture()
-        ));
-        self.say(&format!("Move number: {}", position.move_number()));
-        self.say(&format!("Legal turns: {turns}"));
-        self.say(&format!("Status: {}", describe_status(self.game.status())));
+        lines.extend([
+            String::new(),
+            format!("Fen: {position}"),
+            format!("Key: {:016X}", position.key()),
+            format!("Side to move: {}", position.side_to_move().name()),
+            format!("Turns since capture: {}", position.turns_since_capture()),
+            format!("Move number: {}", position.move_number()),
+            format!("Legal turns: {turns}"),
+            format!("Status: {}", describe_status(self.game.status())),
+        ]);
+        self.out.lines(lines);
     }
 
     fn list_moves(&self, prefix: Option<&str>) {
@@ -579,24 +610,30 @@ impl Session {
                 }
             },
         };
-        let mut line = String::from("moves");
-        for spelling in spellings {
-            line.push(' ');
-            line.push_str(&spelling);
-        }
-        self.say(&line);
+        self.say(&spellings.join(" "));
     }
 
     fn eval(&self) {
         let position = self.game.position();
-        self.say(&format!(
+        let mut lines = vec![format!(
             "Evaluation for {} to move, in hundredths of a stone:",
             position.side_to_move().name()
-        ));
+        )];
         for term in terms(position) {
-            self.say(&format!("  {:<14} {:>6}", term.name, term.value));
+            lines.push(format!("  {:<14} {:>6}", term.name, term.value));
         }
-        self.say(&format!("  {:<14} {:>6}", "total", evaluate(position)));
+        lines.push(format!("  {:<14} {:>6}", "total", evaluate(position)));
+        self.out.lines(lines);
+    }
+}
+
+/// The answer to `status`: `ongoing`, `white wins`, `black wins`, or `draw (<reason>)`.
+fn status_word(status: Status) -> String {
+    match status {
+        Status::Ongoing => "ongoing".into(),
+        Status::Won { winner, .. } => format!("{} wins", winner.name().to_ascii_lowercase()),
+        Status::Drawn(DrawReason::Repetition) => "draw (threefold repetition)".into(),
+        Status::Drawn(DrawReason::NoCaptureLimit) => "draw (no-capture limit)".into(),
     }
 }
 
@@ -675,9 +712,15 @@ fn bestmove_line(
     line
 }
 
+/// The line a session starts with, as UCI engines greet a person at a terminal.
+pub fn banner() -> String {
+    format!("Vato {} by the Vato developers", env!("CARGO_PKG_VERSION"))
+}
+
 /// Runs a session over `input` until `quit` or the end of input; `tablebase_path` sets
 /// the `TablebasePath` option before the first command.
 pub fn run(mut input: impl BufRead, out: Arc<Output>, tablebase_path: Option<&str>) {
+    out.line(&banner());
     let mut session = Session::new(out.clone());
     if let Some(path) = tablebase_path {
         session.set_option("TablebasePath", Some(path));
@@ -708,5 +751,5 @@ pub fn run(mut input: impl BufRead, out: Arc<Output>, tablebase_path: Option<&st
             }
         }
     }
-    session.shutdown();
+    session.finish();
 }

@@ -7,6 +7,7 @@ use crate::engine::search::{
 };
 use crate::engine::timeman::Clock;
 use crate::engine::tt::TranspositionTable;
+use crate::protocol::echo::{MAX_MESSAGE_CHARS, printable};
 use crate::protocol::options::{Change, EngineOptions};
 use crate::protocol::parser::{Command, GoParams, Query, parse_command};
 use crate::rules::diagram::draw;
@@ -98,7 +99,11 @@ pub enum Flow {
     Quit,
 }
 
+/// A search, or a `perft` or `bench`, running on its own thread so that the session keeps
+/// answering `isready` and can stop it.
 struct RunningSearch {
+    /// What runs, for the busy error: "a search", "perft" or "bench".
+    task: &'static str,
     signals: Arc<Signals>,
     /// Set by the search thread just before it writes `bestmove`.
     finished: Arc<AtomicBool>,
@@ -152,8 +157,12 @@ impl Session {
         self.out.line(text);
     }
 
+    /// One error line; input echoed in `text` is escaped and capped (see [`printable`]).
     fn error(&self, text: &str) {
-        self.say(&format!("info string error {text}"));
+        self.say(&format!(
+            "info string error {}",
+            printable(text, MAX_MESSAGE_CHARS)
+        ));
     }
 
     fn searching(&self) -> bool {
@@ -196,8 +205,13 @@ impl Session {
                 | Command::Debug(_)
                 | Command::Nothing
         );
-        if self.searching() && !always_allowed {
-            self.error("busy: a search is running; send 'stop' first");
+        if let Some(running) = self.search.as_ref().filter(|_| self.searching())
+            && !always_allowed
+        {
+            self.error(&format!(
+                "busy: {} is running; send 'stop' first",
+                running.task
+            ));
             return Flow::Continue;
         }
         if !self.searching() {
@@ -232,24 +246,63 @@ impl Session {
             Command::Moves(prefix) => self.list_moves(prefix.as_deref()),
             Command::Perft { depth, divide } => {
                 let rule = self.game.rules().chain_rule;
-                let (report, _) = perft_report(self.game.position(), depth, divide, rule, 1);
-                for line in report.lines() {
-                    self.say(line);
-                }
+                let position = *self.game.position();
+                self.start_task("perft", move |signals| {
+                    match perft_report(&position, depth, divide, rule, 1, signals.stop_flag()) {
+                        Some((report, _)) => report.lines().map(String::from).collect(),
+                        None => vec!["info string perft stopped".into()],
+                    }
+                });
             }
             Command::Eval => self.eval(),
             Command::Flip => {
                 self.game = Game::new(self.game.position().flip(), self.options.rules());
             }
             Command::Bench(depth) => {
-                for line in crate::engine::bench::run(depth) {
-                    self.say(&line);
-                }
+                self.start_task("bench", move |signals| {
+                    crate::engine::bench::run_until(depth, signals)
+                        .unwrap_or_else(|| vec!["info string bench stopped".into()])
+                });
             }
             Command::Help => HELP.iter().for_each(|line| self.say(line)),
             Command::Nothing => {}
         }
         Flow::Continue
+    }
+
+    /// Runs `task` on its own thread like a search: the session answers `isready`
+    /// meanwhile, refuses other commands as busy, and `stop`, `quit` or the end of input
+    /// stop it through its signals. `job` returns the lines to print.
+    fn start_task(
+        &mut self,
+        task: &'static str,
+        job: impl FnOnce(&Signals) -> Vec<String> + Send + 'static,
+    ) {
+        let signals = Arc::new(Signals::new(false));
+        let finished = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (signals, finished, out) = (signals.clone(), finished.clone(), self.out.clone());
+            std::thread::Builder::new()
+                .name(task.into())
+                .spawn(move || {
+                    let lines = job(&signals);
+                    // Idle before the answer, as after a search's `bestmove`: a command
+                    // sent on reading the answer must not be refused as busy.
+                    finished.store(true, Ordering::SeqCst);
+                    lines.iter().for_each(|line| out.line(line));
+                })
+        };
+        match thread {
+            Ok(thread) => {
+                self.search = Some(RunningSearch {
+                    task,
+                    signals,
+                    finished,
+                    thread,
+                })
+            }
+            Err(e) => self.error(&format!("{task}: cannot start its thread: {e}")),
+        }
     }
 
     fn hello(&self, ugi: bool) {
@@ -323,6 +376,7 @@ impl Session {
         let stones = self.options.tablebase_stones as usize;
         match Tablebase::open(std::path::Path::new(&path), self.options.rules(), stones) {
             Ok(tables) if tables.layers().is_empty() => {
+                let path = printable(&path, MAX_MESSAGE_CHARS);
                 self.say(&format!("info string tablebase: no tables in '{path}'"));
             }
             Ok(tables) => {
@@ -334,7 +388,10 @@ impl Session {
                 ));
                 self.tablebase = Some(Arc::new(tables));
             }
-            Err(e) => self.say(&format!("info string tablebase not used: {e:#}")),
+            Err(e) => {
+                let why = printable(&format!("{e:#}"), MAX_MESSAGE_CHARS);
+                self.say(&format!("info string tablebase not used: {why}"));
+            }
         }
     }
 
@@ -478,9 +535,16 @@ impl Session {
                             ..Outcome::default()
                         }
                     } else {
-                        search(&request, &signals, &mut |report| {
+                        let outcome = search(&request, &signals, &mut |report| {
                             out.line(&info_line(&root, rule, &report));
-                        })
+                        });
+                        if outcome.threads < request.threads {
+                            out.line(&format!(
+                                "info string only {} of {} search threads could be started",
+                                outcome.threads, request.threads
+                            ));
+                        }
+                        outcome
                     };
                     if outcome.best.is_none() {
                         // Mate 0 is the loser's score; a side to move that has already won
@@ -506,6 +570,7 @@ impl Session {
         match thread {
             Ok(thread) => {
                 self.search = Some(RunningSearch {
+                    task: "a search",
                     signals,
                     finished,
                     thread,
@@ -702,8 +767,9 @@ pub fn run(mut input: impl BufRead, out: Arc<Output>, tablebase_path: Option<&st
                 let text = String::from_utf8_lossy(&bytes);
                 out.log_input(&text);
                 out.line(&format!(
-                    "info string error line is not valid UTF-8 (byte {}): '{text}'",
-                    e.valid_up_to() + 1
+                    "info string error line is not valid UTF-8 (byte {}): '{}'",
+                    e.valid_up_to() + 1,
+                    printable(&text, MAX_MESSAGE_CHARS)
                 ));
             }
         }

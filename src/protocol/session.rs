@@ -157,12 +157,8 @@ impl Session {
         self.out.line(text);
     }
 
-    /// One error line; input echoed in `text` is escaped and capped (see [`printable`]).
     fn error(&self, text: &str) {
-        self.say(&format!(
-            "info string error {}",
-            printable(text, MAX_MESSAGE_CHARS)
-        ));
+        self.say(&error_line(text));
     }
 
     fn searching(&self) -> bool {
@@ -740,6 +736,24 @@ fn bestmove_line(
     line
 }
 
+/// The error line for `message`: input echoed in it is escaped and capped (see
+/// [`printable`]), so that it is one line of printable text of bounded length.
+pub fn error_line(message: &str) -> String {
+    format!(
+        "info string error {}",
+        printable(message, MAX_MESSAGE_CHARS)
+    )
+}
+
+/// The error line for an input line that is not valid UTF-8.
+pub fn not_utf8_line(bytes: &[u8], error: std::str::Utf8Error) -> String {
+    error_line(&format!(
+        "line is not valid UTF-8 (byte {}): '{}'",
+        error.valid_up_to() + 1,
+        String::from_utf8_lossy(bytes)
+    ))
+}
+
 /// Runs a session over `input` until `quit` or the end of input; `tablebase_path` sets
 /// the `TablebasePath` option before the first command.
 pub fn run(mut input: impl BufRead, out: Arc<Output>, tablebase_path: Option<&str>) {
@@ -764,13 +778,8 @@ pub fn run(mut input: impl BufRead, out: Arc<Output>, tablebase_path: Option<&st
                 }
             }
             Err(e) => {
-                let text = String::from_utf8_lossy(&bytes);
-                out.log_input(&text);
-                out.line(&format!(
-                    "info string error line is not valid UTF-8 (byte {}): '{}'",
-                    e.valid_up_to() + 1,
-                    printable(&text, MAX_MESSAGE_CHARS)
-                ));
+                out.log_input(&String::from_utf8_lossy(&bytes));
+                out.line(&not_utf8_line(&bytes, e));
             }
         }
     }

@@ -31,7 +31,8 @@ pub struct Cli {
 pub enum Command {
     /// Counts the positions reached after DEPTH turns (the move generator's self-test).
     Perft {
-        /// Number of turns (plies).
+        /// Number of turns (plies), at most 20.
+        #[arg(value_parser = clap::value_parser!(u32).range(0..=crate::rules::perft::MAX_PERFT_DEPTH as i64))]
         depth: u32,
         /// Start position as a position string; default the start of the game.
         #[arg(long)]
@@ -83,8 +84,10 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
             };
             let chain_rule = ChainRule::mandatory_if(mandatory_continuation);
             let started = Instant::now();
+            let never = std::sync::atomic::AtomicBool::new(false);
             let (report, leaves) =
-                perft_report(&position, depth, divide, chain_rule, threads.into());
+                perft_report(&position, depth, divide, chain_rule, threads.into(), &never)
+                    .expect("a perft that is never stopped completes");
             let seconds = started.elapsed().as_secs_f64();
             out.write_all(report.as_bytes())?;
             out.flush()?;

@@ -20,12 +20,14 @@
 //! - [`protocol`]: the UCI-style line protocol spoken on standard input and output.
 //! - [`runner`]: the match runner, which drives engines as child processes.
 //! - [`cli`]: the command line that starts each of them.
+//! - [`fuzzing`]: the fuzz targets' entry points, also replayed by the ordinary tests.
 //! - [`progress`] and [`timestamp`]: progress of long jobs and UTC dates, shared by layers.
 //!
 //! The items that most callers need are re-exported here.
 
 pub mod cli;
 pub mod engine;
+pub mod fuzzing;
 pub mod progress;
 pub mod protocol;
 pub mod rules;

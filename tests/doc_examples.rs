@@ -134,7 +134,7 @@ impl Engine {
     }
 
     /// Sends `command` and returns its answer, read as a GUI would: a `go` that ends by
-    /// itself up to its `bestmove`, `stop` up to the running search's `bestmove` (if one
+    /// itself up to its `bestmove`, `perft` and `bench` up to their totals, `stop` up to the running search's `bestmove` (if one
     /// runs), `quit` to the end of the output, anything else up to the `readyok` of an
     /// `isready` sent after it.
     fn ask(&mut self, command: &str, searching: &mut bool) -> Vec<String> {
@@ -146,6 +146,11 @@ impl Engine {
                 Vec::new()
             }
             Some("go") => self.until(|l| l.starts_with("bestmove")),
+            // `perft` and `bench` run like a search; an error ends them before they start.
+            Some("perft") => {
+                self.until(|l| l.starts_with("Nodes searched") || l.starts_with("info string"))
+            }
+            Some("bench") => self.until(|l| l.ends_with(" nps") || l.starts_with("info string")),
             Some("stop" | "ponderhit") if *searching => {
                 *searching = false;
                 self.until(|l| l.starts_with("bestmove"))

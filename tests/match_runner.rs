@@ -590,3 +590,79 @@ fn the_scripts_run() {
         assert!(text(&bare.stderr).starts_with("Usage: "), "{name}");
     }
 }
+
+/// An engine that writes a line without end loses the game as a protocol fault once the
+/// line passes the bound, instead of the runner buffering it until memory runs out.
+#[test]
+fn an_endless_line_is_a_protocol_fault_that_loses() {
+    fault_match(
+        "endless",
+        "endless.sh",
+        "depth=1 timeout=20000",
+        Termination::Crash,
+        "a line longer than 65536 bytes",
+    );
+}
+
+/// NUL and escape bytes from an engine never reach the game records raw.
+#[test]
+fn control_bytes_from_an_engine_are_escaped_in_the_records() {
+    let scratch = Scratch::new("nul");
+    let pgn = scratch.arg("games.pgn");
+    let mut args = vato_engine("vato", "depth=1");
+    args.extend(stand_in("nul", "nul.sh", "depth=1 timeout=5000"));
+    args.extend(words(&format!("--games 2 --pgn {pgn}")));
+    let stdout = assert_success(&vato_match(&args));
+    assert_eq!(final_wdl(&stdout), (2, 0, 0), "{stdout}");
+    let bytes = fs::read(&pgn).unwrap();
+    let controls: Vec<u8> = bytes
+        .iter()
+        .copied()
+        .filter(|&b| b < 0x20 && b != b'\n')
+        .collect();
+    assert!(controls.is_empty(), "{controls:?} in\n{}", text(&bytes));
+    for game in read_records(Path::new(&pgn)) {
+        assert_eq!(game.termination(), Some(Termination::IllegalMove));
+        assert!(game.closing.join(" ").contains("\\0"), "{:?}", game.closing);
+    }
+}
+
+/// Whether process `pid` is gone (or a zombie waiting for whoever adopted it).
+fn process_is_gone(pid: &str) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(") ")
+            .next()
+            .is_some_and(|rest| rest.starts_with('Z') || rest.starts_with('X')),
+    }
+}
+
+/// The runner ends an engine's whole process group, not only the process it started.
+#[test]
+fn an_engines_helper_processes_are_ended_with_it() {
+    let scratch = Scratch::new("lingering");
+    let pids = scratch.arg("pids");
+    let mut args = vato_engine("vato", "depth=1");
+    args.extend(words("--engine name=lingering cmd=bash"));
+    args.push(format!("arg={}", fixture("lingering.sh")));
+    args.push(format!("arg={VATO}"));
+    args.push(format!("arg={pids}"));
+    args.extend(words("depth=1 timeout=5000 --games 2"));
+    assert_success(&vato_match(&args));
+    let pids = fs::read_to_string(&pids).unwrap();
+    let pids: Vec<&str> = pids.split_whitespace().collect();
+    assert!(!pids.is_empty());
+    // Killing is asynchronous: give the kernel a moment (not a timing assertion).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while pids.iter().any(|p| !process_is_gone(p)) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    for pid in &pids {
+        let gone = process_is_gone(pid);
+        if !gone {
+            let _ = Command::new("kill").arg(pid).status();
+        }
+        assert!(gone, "helper process {pid} outlived the match");
+    }
+}

@@ -116,3 +116,85 @@ proptest! {
         }
     }
 }
+
+/// Output that a test can read back: every session line lands in a shared buffer.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A protocol line: a command word (or none) and arbitrary bytes, often control bytes and
+/// broken UTF-8. `setoption` is left out: its options touch files and memory sizes.
+fn protocol_line() -> impl Strategy<Value = Vec<u8>> {
+    let command = prop::sample::select(vec![
+        "",
+        "uci",
+        "isready",
+        "position fen ",
+        "position startpos moves ",
+        "go depth ",
+        "go searchmoves ",
+        "perft ",
+        "perft 1 ",
+        "moves ",
+        "query ",
+        "debug ",
+        "bench ",
+        "stop ",
+        "d ",
+        "bogus",
+    ]);
+    let noise = prop::collection::vec(
+        prop_oneof![
+            any::<u8>(),
+            Just(b'\r'),
+            Just(0u8),
+            Just(0x1b),
+            Just(0xc2),
+            Just(0x85),
+            Just(0xff),
+            Just(b' '),
+        ],
+        0..400,
+    );
+    (command, noise).prop_map(|(command, noise)| {
+        let mut line = command.as_bytes().to_vec();
+        line.extend(noise.into_iter().filter(|&b| b != b'\n'));
+        line
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// Whatever the input, every error line the session writes is one line of printable
+    /// text of bounded length.
+    #[test]
+    fn every_error_line_is_one_bounded_printable_line(
+        lines in prop::collection::vec(protocol_line(), 1..6)
+    ) {
+        let mut input = Vec::new();
+        for line in &lines {
+            input.extend_from_slice(line);
+            input.push(b'\n');
+        }
+        let captured = Captured::default();
+        let out = vato::protocol::session::Output::new(Box::new(captured.clone()));
+        vato::protocol::session::run(std::io::Cursor::new(input), out, None);
+        let bytes = captured.0.lock().unwrap().clone();
+        let text = String::from_utf8(bytes).expect("the session writes UTF-8");
+        prop_assert!(!text.contains('\r'));
+        for line in text.lines().filter(|l| vato::fuzzing::is_error_line(l)) {
+            vato::fuzzing::assert_printable_error_line(line);
+        }
+    }
+}

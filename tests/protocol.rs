@@ -47,7 +47,12 @@ struct Engine {
 impl Engine {
     /// Starts `vato` with no arguments: the protocol session.
     fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_vato"))
+        Engine::start_command(Command::new(env!("CARGO_BIN_EXE_vato")))
+    }
+
+    /// Starts the protocol session through `command` (a wrapper that limits it, say).
+    fn start_command(mut command: Command) -> Engine {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -1311,7 +1316,7 @@ fn go_infinite_in_a_finished_position_waits_for_stop() {
 }
 
 // ---------------------------------------------------------------------------------------
-// 12. The Fanorona web interface's dialect, and commands that read during a search
+// 15. The Fanorona web interface's dialect, and commands that read during a search
 // ---------------------------------------------------------------------------------------
 
 /// Sends `batch` at once, closes the input, and returns every line written after it.
@@ -1493,4 +1498,149 @@ fn end_of_input_lets_a_search_with_a_limit_finish() {
     assert_eq!(count_bestmoves(&lines), 1, "{lines:?}");
     assert!(lines.iter().any(|l| l.starts_with("Fen: ")), "{lines:?}");
     assert!(errors(&lines).is_empty(), "{lines:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// 16. Hardening: what fuzzing and fault injection found
+// ---------------------------------------------------------------------------------------
+
+/// Starts `vato` under `sh` with a shell `limit` command run first (`ulimit ...`).
+fn start_limited(limit: &str) -> Engine {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("{limit} && exec \"$0\""))
+        .arg(env!("CARGO_BIN_EXE_vato"))
+        // One malloc arena: the address-space limit then falls on thread stacks only.
+        .env("MALLOC_ARENA_MAX", "1");
+    Engine::start_command(command)
+}
+
+#[test]
+fn perft_depth_is_bounded_with_a_clear_error() {
+    let mut engine = Engine::start();
+    for line in ["perft 4294967295", "perft 100000000", "perft 21 divide"] {
+        let error = engine.expect_one_error(line);
+        assert!(error.contains("at most 20"), "{line}: {error}");
+    }
+    engine.send("perft 1");
+    engine.expect_exact("Nodes searched: 5");
+    engine.sync_silent("perft 1");
+}
+
+#[test]
+fn deep_perft_answers_isready_and_obeys_stop_and_end_of_input() {
+    let mut engine = Engine::start();
+    engine.send("perft 20");
+    for _ in 0..3 {
+        let lines = engine.sync();
+        assert!(lines.is_empty(), "nothing but readyok meanwhile: {lines:?}");
+    }
+    let refused = engine.expect_one_error("position startpos moves d3e3W");
+    assert!(refused.contains("busy"), "{refused}");
+    engine.send("stop");
+    let lines = engine.sync();
+    assert_eq!(lines, ["info string perft stopped"], "{lines:?}");
+    assert_eq!(engine.fen(), START_FEN);
+    engine.send("perft 2");
+    engine.expect_exact("Nodes searched: 39");
+    engine.send("perft 20 divide");
+    engine.sync();
+    engine.close_stdin();
+    let rest = engine.rest_of_output();
+    assert_eq!(rest, ["info string perft stopped"], "{rest:?}");
+    assert!(engine.wait_exit().success());
+}
+
+#[test]
+fn deep_bench_answers_isready_and_obeys_stop_and_quit() {
+    let mut engine = Engine::start();
+    engine.send("bench 60");
+    let lines = engine.sync();
+    assert!(lines.is_empty(), "nothing but readyok meanwhile: {lines:?}");
+    engine.send("stop");
+    let lines = engine.sync();
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("info string bench stopped"),
+        "{lines:?}"
+    );
+    engine.send("bench 60");
+    engine.sync();
+    engine.send("quit");
+    let rest = engine.rest_of_output();
+    assert_eq!(
+        rest.last().map(String::as_str),
+        Some("info string bench stopped"),
+        "{rest:?}"
+    );
+    assert!(engine.wait_exit().success());
+}
+
+/// Under an address-space limit too small for the stacks of 256 threads, the search runs
+/// with the threads it could start, says so in at most one line and always answers
+/// `bestmove`; the next searches work as well.
+#[test]
+fn search_threads_that_cannot_start_are_reported_and_bestmove_still_comes() {
+    let mut engine = start_limited("ulimit -v 250000");
+    engine.send("setoption name Threads value 256");
+    let legal = engine.legal_turns();
+    for _ in 0..3 {
+        engine.send("go infinite");
+        let lines = engine.sync();
+        assert_eq!(count_bestmoves(&lines), 0, "{lines:?}");
+        engine.send("stop");
+        let lines = engine.sync();
+        // Helpers that finish early free their stacks for later ones, so how many start
+        // varies: when some could not, one line says so.
+        let notes: Vec<_> = lines
+            .iter()
+            .filter(|l| l.starts_with("info string "))
+            .collect();
+        assert!(notes.len() <= 1, "{lines:?}");
+        for note in notes {
+            let words: Vec<&str> = note.split_whitespace().collect();
+            assert_eq!(words[..3], ["info", "string", "only"], "{note}");
+            assert!(words[3].parse::<usize>().unwrap() < 256, "{note}");
+            assert!(
+                note.ends_with(" of 256 search threads could be started"),
+                "{note}"
+            );
+        }
+        assert_eq!(count_bestmoves(&lines), 1, "{lines:?}");
+        let best = bestmove_parts(lines.last().unwrap()).0;
+        assert!(legal.contains(&best), "{best} not in {legal:?}");
+    }
+}
+
+/// Control characters are never echoed raw: a lone CR inside an error line could make a
+/// GUI read a `bestmove` the engine never played. Echoed fragments are capped.
+#[test]
+fn error_lines_escape_control_characters_and_are_capped() {
+    let mut engine = Engine::start();
+    let mut bad_lines: Vec<Vec<u8>> = vec![
+        b"\xff\rbestmove d3e3W\r ".to_vec(),
+        b"bogus\rbestmove d3e3W".to_vec(),
+        b"go depth \x1b[2J\rbestmove".to_vec(),
+        "moves \u{2028}bestmove".as_bytes().to_vec(),
+        b"setoption name Hash value \x07\rreadyok".to_vec(),
+    ];
+    let mut huge = vec![0xffu8];
+    huge.extend(std::iter::repeat_n(b'\r', 1_000_000));
+    bad_lines.push(huge);
+    bad_lines.push(format!("unknown{}", "\r".repeat(1_000_000)).into_bytes());
+    for bytes in &bad_lines {
+        engine.send_bytes(bytes);
+        let lines = engine.sync();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        let error = &lines[0];
+        assert!(error.starts_with("info string error "), "{error:?}");
+        assert!(
+            !error.chars().any(|c| c.is_control() || c == '\u{2028}'),
+            "{error:?}"
+        );
+        assert!(error.chars().count() <= 300, "{} chars", error.len());
+    }
+    let error = &engine.expect_one_error("bogus\u{7}bestmove d3e3W");
+    assert!(error.contains("'bogus\\x07bestmove'"), "{error}");
 }

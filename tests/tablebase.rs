@@ -547,3 +547,152 @@ fn the_engine_reports_tablebase_hits() {
     assert!(last_info.contains("score cp 199"), "{text}");
     assert_eq!(lines.last().unwrap(), "bestmove g2h2", "{text}");
 }
+
+/// Runs `vato` with `args` under a 2 GB address-space limit (a reader that runs away fails
+/// rather than exhausting the machine), killing it after a minute so that a hang fails the
+/// test instead of blocking it. Returns the exit status (`None` when it hung), standard
+/// output and standard error.
+fn vato_guarded(args: &[&str]) -> (Option<std::process::ExitStatus>, String, String) {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 2000000 && exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_vato"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("vato starts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        match child.try_wait().unwrap() {
+            Some(status) => break Some(status),
+            None if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
+            None => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+        }
+    };
+    let mut out = String::new();
+    let mut err = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (status, out, err)
+}
+
+/// A directory holding the two-stone layer as a FIFO, or as a link to an endless device,
+/// gives a clear error at once from `probe`, `stats` and the `TablebasePath` option.
+#[test]
+fn special_files_named_like_layers_are_refused_not_read() {
+    let name = vato::tablebase::layer_file_name(1, 1);
+    let fifo = temp_dir("fifo");
+    std::fs::create_dir_all(&fifo).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(fifo.join(&name))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let zero = temp_dir("zero");
+    std::fs::create_dir_all(&zero).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", zero.join(&name)).unwrap();
+    for dir in [&fifo, &zero] {
+        let dir = dir.to_str().unwrap();
+        for args in [
+            vec!["tablebase", "stats", "--dir", dir],
+            vec![
+                "tablebase",
+                "probe",
+                "--dir",
+                dir,
+                "--fen",
+                "9/9/9/9/W1B6 w",
+            ],
+        ] {
+            let (status, out, err) = vato_guarded(&args);
+            let status = status.unwrap_or_else(|| panic!("{args:?} hung"));
+            assert!(!status.success(), "{args:?}: {out}");
+            assert!(err.contains("not a regular file"), "{args:?}: {err}");
+        }
+        let mut engine = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        {
+            use std::io::Write;
+            let mut stdin = engine.stdin.take().unwrap();
+            writeln!(stdin, "setoption name TablebasePath value {dir}").unwrap();
+            writeln!(stdin, "isready").unwrap();
+        }
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut engine.stdout.take().unwrap(), &mut out).unwrap();
+        engine.wait().unwrap();
+        assert!(out.contains("not a regular file"), "{out}");
+        assert!(out.ends_with("readyok\n"), "{out}");
+    }
+    std::fs::remove_dir_all(&fifo).unwrap();
+    std::fs::remove_dir_all(&zero).unwrap();
+}
+
+#[test]
+fn stats_of_a_missing_directory_is_an_error() {
+    let (status, out, err) = vato_guarded(&["tablebase", "stats", "--dir", "/nonexistent/tables"]);
+    assert!(!status.unwrap().success(), "{out}");
+    assert!(err.contains("not a directory"), "{err}");
+}
+
+/// `stats` lists only the layers that exist, and its totals stop at the largest.
+#[test]
+fn stats_lists_only_the_layers_built() {
+    let (status, out, err) = vato_guarded(&[
+        "tablebase",
+        "stats",
+        "--dir",
+        tables_dir().to_str().unwrap(),
+    ]);
+    assert!(status.unwrap().success(), "{err}");
+    let rows: Vec<&str> = out.lines().filter(|l| l.starts_with("| ")).collect();
+    assert!(rows.iter().any(|r| r.starts_with("| 4 |")), "{out}");
+    for n in 5..=8 {
+        assert!(
+            !rows.iter().any(|r| r.starts_with(&format!("| {n} |"))),
+            "{out}"
+        );
+    }
+}
+
+/// Every header byte counts: a changed no-capture limit or padding byte is damage.
+#[test]
+fn header_fields_are_covered_by_the_checksum() {
+    let rules = Rules::default();
+    for offset in [12, 22, 23] {
+        let dir = temp_dir(&format!("header-{offset}"));
+        build(&dir, 2, &rules, 1, Progress::Quiet).unwrap();
+        let path = dir.join(vato::tablebase::layer_file_name(1, 1));
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[offset] ^= 0x40;
+        std::fs::write(&path, &bytes).unwrap();
+        let error = Tablebase::open(&dir, rules, 2)
+            .err()
+            .unwrap_or_else(|| panic!("a changed byte {offset} is refused"));
+        assert!(format!("{error:#}").contains("checksum"), "{error:#}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -59,6 +59,11 @@ const BENCH_HASH_MB: usize = 16;
 /// thread, default rules and a table cleared before each position; returns one line per
 /// position and the total line `<nodes> nodes <nps> nps`.
 pub fn run(depth: Option<u32>) -> Vec<String> {
+    run_until(depth, &Signals::new(false)).expect("a bench that is never stopped completes")
+}
+
+/// [`run`] that can be cut short: `None` once `signals` asked the searches to stop.
+pub fn run_until(depth: Option<u32>, signals: &Signals) -> Option<Vec<String>> {
     let depth = depth.unwrap_or(DEFAULT_DEPTH).max(1);
     let tt = Arc::new(TranspositionTable::new(BENCH_HASH_MB));
     let mut lines = Vec::new();
@@ -68,14 +73,17 @@ pub fn run(depth: Option<u32>) -> Vec<String> {
         tt.clear();
         let request = SearchRequest::new(vec![position], Limits::to_depth(depth), tt.clone());
         let started = Instant::now();
-        let nodes = search(&request, &Signals::new(false), &mut |_| {}).nodes;
+        let nodes = search(&request, signals, &mut |_| {}).nodes;
+        if signals.stopped() {
+            return None;
+        }
         total_time += started.elapsed();
         total_nodes += nodes;
         lines.push(format!("position {:>2}: {nodes} nodes", index + 1));
     }
     let nps = total_nodes as u128 * 1000 / total_time.as_millis().max(1);
     lines.push(format!("{total_nodes} nodes {nps} nps"));
-    lines
+    Some(lines)
 }
 
 #[cfg(test)]

@@ -369,13 +369,23 @@ fn parse_query(args: &[&str]) -> Result<Command, ParseError> {
 }
 
 fn parse_perft(args: &[&str]) -> Result<Command, ParseError> {
+    let depth = |text: &str| -> Result<u32, ParseError> {
+        use crate::rules::perft::MAX_PERFT_DEPTH;
+        let depth: u64 = number("perft", "depth", text)?;
+        if depth > u64::from(MAX_PERFT_DEPTH) {
+            return error(format!(
+                "perft: depth {depth} is too deep (at most {MAX_PERFT_DEPTH})"
+            ));
+        }
+        Ok(depth as u32)
+    };
     match args {
-        [depth] => Ok(Command::Perft {
-            depth: number("perft", "depth", depth)?,
+        [text] => Ok(Command::Perft {
+            depth: depth(text)?,
             divide: false,
         }),
-        [depth, "divide"] => Ok(Command::Perft {
-            depth: number("perft", "depth", depth)?,
+        [text, "divide"] => Ok(Command::Perft {
+            depth: depth(text)?,
             divide: true,
         }),
         [] => error("perft: needs a depth"),

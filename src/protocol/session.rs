@@ -7,6 +7,7 @@ use crate::engine::search::{
 };
 use crate::engine::timeman::Clock;
 use crate::engine::tt::TranspositionTable;
+use crate::protocol::echo::{MAX_MESSAGE_CHARS, printable};
 use crate::protocol::options::{Change, EngineOptions};
 use crate::protocol::parser::{Command, GoParams, Query, parse_command};
 use crate::rules::diagram::draw;
@@ -110,7 +111,11 @@ pub enum Flow {
     Quit,
 }
 
+/// A search, or a `perft` or `bench`, running on its own thread so that the session keeps
+/// answering `isready` and can stop it.
 struct RunningSearch {
+    /// What runs, for the busy error: "a search", "perft" or "bench".
+    task: &'static str,
     signals: Arc<Signals>,
     /// Whether the search ends by itself (a depth, node, time or clock limit, not
     /// `infinite` or `ponder`), so that the end of input may let it finish.
@@ -168,7 +173,17 @@ impl Session {
     }
 
     fn error(&self, text: &str) {
-        self.say(&format!("info string error {text}"));
+        self.say(&error_line(text));
+    }
+
+    /// A refused `position`: `info string illegal move ...` or `info string invalid fen
+    /// ...`, the forms the Fanorona web interface recognises, escaped and capped like
+    /// every error line.
+    fn refuse_position(&self, text: &str) {
+        self.say(&format!(
+            "info string {}",
+            printable(text, MAX_MESSAGE_CHARS)
+        ));
     }
 
     fn searching(&self) -> bool {
@@ -217,8 +232,13 @@ impl Session {
                 command,
                 Command::Stop | Command::PonderHit | Command::Quit | Command::Debug(_)
             );
-        if self.searching() && !always_allowed {
-            self.error("busy: a search is running; send 'stop' first");
+        if let Some(running) = self.search.as_ref().filter(|_| self.searching())
+            && !always_allowed
+        {
+            self.error(&format!(
+                "busy: {} is running; send 'stop' first",
+                running.task
+            ));
             return Flow::Continue;
         }
         if !self.searching() {
@@ -254,24 +274,64 @@ impl Session {
             Command::Status => self.say(&format!("status {}", status_word(self.game.status()))),
             Command::Perft { depth, divide } => {
                 let rule = self.game.rules().chain_rule;
-                let (report, _) = perft_report(self.game.position(), depth, divide, rule, 1);
-                for line in report.lines() {
-                    self.say(line);
-                }
+                let position = *self.game.position();
+                self.start_task("perft", move |signals| {
+                    match perft_report(&position, depth, divide, rule, 1, signals.stop_flag()) {
+                        Some((report, _)) => report.lines().map(String::from).collect(),
+                        None => vec!["info string perft stopped".into()],
+                    }
+                });
             }
             Command::Eval => self.eval(),
             Command::Flip => {
                 self.game = Game::new(self.game.position().flip(), self.options.rules());
             }
             Command::Bench(depth) => {
-                for line in crate::engine::bench::run(depth) {
-                    self.say(&line);
-                }
+                self.start_task("bench", move |signals| {
+                    crate::engine::bench::run_until(depth, signals)
+                        .unwrap_or_else(|| vec!["info string bench stopped".into()])
+                });
             }
             Command::Help => self.out.lines(HELP.iter().copied()),
             Command::Nothing => {}
         }
         Flow::Continue
+    }
+
+    /// Runs `task` on its own thread like a search: the session answers `isready`
+    /// meanwhile, refuses other commands as busy, and `stop`, `quit` or the end of input
+    /// stop it through its signals. `job` returns the lines to print.
+    fn start_task(
+        &mut self,
+        task: &'static str,
+        job: impl FnOnce(&Signals) -> Vec<String> + Send + 'static,
+    ) {
+        let signals = Arc::new(Signals::new(false));
+        let finished = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (signals, finished, out) = (signals.clone(), finished.clone(), self.out.clone());
+            std::thread::Builder::new()
+                .name(task.into())
+                .spawn(move || {
+                    let lines = job(&signals);
+                    // Idle before the answer, as after a search's `bestmove`: a command
+                    // sent on reading the answer must not be refused as busy.
+                    finished.store(true, Ordering::SeqCst);
+                    lines.iter().for_each(|line| out.line(line));
+                })
+        };
+        match thread {
+            Ok(thread) => {
+                self.search = Some(RunningSearch {
+                    task,
+                    signals,
+                    ends_by_itself: false,
+                    finished,
+                    thread,
+                })
+            }
+            Err(e) => self.error(&format!("{task}: cannot start its thread: {e}")),
+        }
     }
 
     fn hello(&self, ugi: bool) {
@@ -345,6 +405,7 @@ impl Session {
         let stones = self.options.tablebase_stones as usize;
         match Tablebase::open(std::path::Path::new(&path), self.options.rules(), stones) {
             Ok(tables) if tables.layers().is_empty() => {
+                let path = printable(&path, MAX_MESSAGE_CHARS);
                 self.say(&format!("info string tablebase: no tables in '{path}'"));
             }
             Ok(tables) => {
@@ -356,7 +417,10 @@ impl Session {
                 ));
                 self.tablebase = Some(Arc::new(tables));
             }
-            Err(e) => self.say(&format!("info string tablebase not used: {e:#}")),
+            Err(e) => {
+                let why = printable(&format!("{e:#}"), MAX_MESSAGE_CHARS);
+                self.say(&format!("info string tablebase not used: {why}"));
+            }
         }
     }
 
@@ -383,8 +447,8 @@ impl Session {
             Some(text) => match parse_position(text) {
                 Ok(position) => position,
                 Err(e) => {
-                    return self.say(&format!(
-                        "info string invalid fen '{text}': {e}; position unchanged"
+                    return self.refuse_position(&format!(
+                        "invalid fen '{text}': {e}; position unchanged"
                     ));
                 }
             },
@@ -392,15 +456,15 @@ impl Session {
         let mut game = Game::new(start, self.options.rules());
         for (index, text) in moves.iter().enumerate() {
             if game.status().is_over() {
-                return self.say(&format!(
-                    "info string illegal move {} '{text}': it comes after the end of the game ({}); position unchanged",
+                return self.refuse_position(&format!(
+                    "illegal move {} '{text}': it comes after the end of the game ({}); position unchanged",
                     index + 1,
                     describe_status(game.status())
                 ));
             }
             if let Err(e) = game.play_text(text) {
-                return self.say(&format!(
-                    "info string illegal move {} '{text}': {e}; position unchanged",
+                return self.refuse_position(&format!(
+                    "illegal move {} '{text}': {e}; position unchanged",
                     index + 1
                 ));
             }
@@ -510,9 +574,16 @@ impl Session {
                             ..Outcome::default()
                         }
                     } else {
-                        search(&request, &signals, &mut |report| {
+                        let outcome = search(&request, &signals, &mut |report| {
                             out.line(&info_line(&root, rule, &report));
-                        })
+                        });
+                        if outcome.threads < request.threads {
+                            out.line(&format!(
+                                "info string only {} of {} search threads could be started",
+                                outcome.threads, request.threads
+                            ));
+                        }
+                        outcome
                     };
                     if outcome.best.is_none() {
                         // Mate 0 is the loser's score; a side to move that has already won
@@ -538,6 +609,7 @@ impl Session {
         match thread {
             Ok(thread) => {
                 self.search = Some(RunningSearch {
+                    task: "a search",
                     signals,
                     ends_by_itself,
                     finished,
@@ -717,6 +789,24 @@ pub fn banner() -> String {
     format!("Vato {} by the Vato developers", env!("CARGO_PKG_VERSION"))
 }
 
+/// The error line for `message`: input echoed in it is escaped and capped (see
+/// [`printable`]), so that it is one line of printable text of bounded length.
+pub fn error_line(message: &str) -> String {
+    format!(
+        "info string error {}",
+        printable(message, MAX_MESSAGE_CHARS)
+    )
+}
+
+/// The error line for an input line that is not valid UTF-8.
+pub fn not_utf8_line(bytes: &[u8], error: std::str::Utf8Error) -> String {
+    error_line(&format!(
+        "line is not valid UTF-8 (byte {}): '{}'",
+        error.valid_up_to() + 1,
+        String::from_utf8_lossy(bytes)
+    ))
+}
+
 /// Runs a session over `input` until `quit` or the end of input; `tablebase_path` sets
 /// the `TablebasePath` option before the first command.
 pub fn run(mut input: impl BufRead, out: Arc<Output>, tablebase_path: Option<&str>) {
@@ -742,12 +832,8 @@ pub fn run(mut input: impl BufRead, out: Arc<Output>, tablebase_path: Option<&st
                 }
             }
             Err(e) => {
-                let text = String::from_utf8_lossy(&bytes);
-                out.log_input(&text);
-                out.line(&format!(
-                    "info string error line is not valid UTF-8 (byte {}): '{text}'",
-                    e.valid_up_to() + 1
-                ));
+                out.log_input(&String::from_utf8_lossy(&bytes));
+                out.line(&not_utf8_line(&bytes, e));
             }
         }
     }

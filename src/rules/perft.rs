@@ -6,12 +6,22 @@ use crate::rules::movegen::{count_turns, generate_turns, legal_turns};
 use crate::rules::notation::spell_turn;
 use crate::rules::position::Position;
 use crate::rules::turn::Turn;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// The deepest `perft` accepted: already far beyond what finishes in a lifetime, and a
+/// bound on the per-ply lists allocated up front.
+pub const MAX_PERFT_DEPTH: u32 = 20;
 
 /// Leaf count of the turn tree `depth` turns deep. The last ply is counted, not played.
 pub fn perft(position: &Position, depth: u32, chain_rule: ChainRule) -> u64 {
     let mut lists = turn_lists(depth);
-    count_leaves(position, depth, chain_rule, &mut lists)
+    count_leaves(
+        position,
+        depth,
+        chain_rule,
+        &mut lists,
+        &AtomicBool::new(false),
+    )
 }
 
 /// The leaf count below each legal turn, in generation order, computed by `threads`
@@ -23,6 +33,23 @@ pub fn perft_divide(
     chain_rule: ChainRule,
     threads: usize,
 ) -> Vec<(Turn, u64)> {
+    perft_divide_until(
+        position,
+        depth,
+        chain_rule,
+        threads,
+        &AtomicBool::new(false),
+    )
+}
+
+/// [`perft_divide`] that gives up soon after `stop` is set; the counts are then partial.
+fn perft_divide_until(
+    position: &Position,
+    depth: u32,
+    chain_rule: ChainRule,
+    threads: usize,
+    stop: &AtomicBool,
+) -> Vec<(Turn, u64)> {
     if depth == 0 {
         return Vec::new();
     }
@@ -32,7 +59,13 @@ pub fn perft_divide(
         return roots
             .into_iter()
             .map(|turn| {
-                let leaves = count_leaves(&position.play(turn), depth - 1, chain_rule, &mut lists);
+                let leaves = count_leaves(
+                    &position.play(turn),
+                    depth - 1,
+                    chain_rule,
+                    &mut lists,
+                    stop,
+                );
                 (turn, leaves)
             })
             .collect();
@@ -61,7 +94,7 @@ pub fn perft_divide(
                             return sums;
                         };
                         sums[*root_index] +=
-                            count_leaves(grandchild, depth - 2, chain_rule, &mut lists);
+                            count_leaves(grandchild, depth - 2, chain_rule, &mut lists, stop);
                     }
                 })
             })
@@ -78,19 +111,24 @@ pub fn perft_divide(
 
 /// The text that `perft` prints, on the command line and in the protocol alike: with
 /// `divide`, a line `<turn>: <count>` per legal turn sorted by spelling, then a blank line;
-/// always a last line `Nodes searched: <N>`. Returns the text and the leaf count.
+/// always a last line `Nodes searched: <N>`. Returns the text and the leaf count, or `None`
+/// when `stop` was set before the count was complete.
 pub fn perft_report(
     position: &Position,
     depth: u32,
     divide: bool,
     chain_rule: ChainRule,
     threads: usize,
-) -> (String, u64) {
+    stop: &AtomicBool,
+) -> Option<(String, u64)> {
     let mut text = String::new();
     let total = if depth == 0 {
         1
     } else {
-        let counts = perft_divide(position, depth, chain_rule, threads);
+        let counts = perft_divide_until(position, depth, chain_rule, threads, stop);
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
         if divide {
             let mut lines: Vec<(String, u64)> = counts
                 .iter()
@@ -105,7 +143,7 @@ pub fn perft_report(
         counts.iter().map(|(_, n)| n).sum()
     };
     text.push_str(&format!("Nodes searched: {total}\n"));
-    (text, total)
+    Some((text, total))
 }
 
 /// One reusable list per ply, so the recursion never allocates once warmed up.
@@ -113,11 +151,14 @@ fn turn_lists(depth: u32) -> Vec<Vec<Turn>> {
     (0..depth).map(|_| Vec::with_capacity(128)).collect()
 }
 
+/// The leaves below `position`; returns early (a partial count) once `stop` is set, which
+/// is looked at only where at least two plies remain, so that it costs next to nothing.
 fn count_leaves(
     position: &Position,
     depth: u32,
     chain_rule: ChainRule,
     lists: &mut [Vec<Turn>],
+    stop: &AtomicBool,
 ) -> u64 {
     let Some((turns, below)) = lists.split_first_mut() else {
         return 1;
@@ -128,10 +169,13 @@ fn count_leaves(
     if depth == 1 {
         return count_turns(position, chain_rule, turns) as u64;
     }
+    if stop.load(Ordering::Relaxed) {
+        return 0;
+    }
     generate_turns(position, chain_rule, turns);
     turns
         .iter()
-        .map(|&turn| count_leaves(&position.play(turn), depth - 1, chain_rule, below))
+        .map(|&turn| count_leaves(&position.play(turn), depth - 1, chain_rule, below, stop))
         .sum()
 }
 

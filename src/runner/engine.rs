@@ -482,6 +482,48 @@ impl std::error::Error for EngineError {}
 /// A line from the engine and when it arrived.
 type Line = (Instant, String);
 
+/// What the reader of an engine's output hands on: a line, or the protocol fault that
+/// ended the reading.
+type Received = Result<Line, String>;
+
+/// The longest line an engine may write, line feed included; a longer one is a protocol
+/// fault, so that an engine writing without end cannot make the runner buffer without end.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// Reads one line of at most `max` bytes into `line` (the line feed dropped): `Ok(true)`
+/// for a line, `Ok(false)` at the end of the output, `Err` with the fault for a line that
+/// is longer (a last line without a line feed is still a line).
+fn read_bounded_line(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    max: usize,
+) -> Result<bool, String> {
+    line.clear();
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return Ok(!line.is_empty()),
+        };
+        if available.is_empty() {
+            return Ok(!line.is_empty());
+        }
+        let (taken, complete) = match available.iter().position(|&b| b == b'\n') {
+            Some(at) => (at + 1, true),
+            None => (available.len(), false),
+        };
+        if line.len() + taken > max {
+            return Err(format!("protocol fault: a line longer than {max} bytes"));
+        }
+        line.extend_from_slice(&available[..taken]);
+        reader.consume(taken);
+        if complete {
+            line.pop();
+            return Ok(true);
+        }
+    }
+}
+
 /// How long the runner waits between looks at the stop flag.
 const POLL: Duration = Duration::from_millis(25);
 /// How long an engine has to exit after `quit` before it is killed.
@@ -534,7 +576,7 @@ pub enum GoError {
 pub struct EngineProcess {
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<Line>,
+    lines: Receiver<Received>,
     log: Option<ProtocolLog>,
     protocol: Protocol,
     timeout: Duration,
@@ -596,19 +638,25 @@ impl EngineProcess {
             let mut reader = BufReader::new(stdout);
             let mut buffer = Vec::new();
             loop {
-                buffer.clear();
-                match reader.read_until(b'\n', &mut buffer) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
+                match read_bounded_line(&mut reader, &mut buffer, MAX_LINE_BYTES) {
+                    Ok(false) => break,
+                    Ok(true) => {
                         let arrived = Instant::now();
                         let text = String::from_utf8_lossy(&buffer);
                         let line = text.trim_end_matches(['\n', '\r']).to_string();
                         if let Some(log) = &reader_log {
                             log.record("<<", &line);
                         }
-                        if sender.send((arrived, line)).is_err() {
+                        if sender.send(Ok((arrived, line))).is_err() {
                             break;
                         }
+                    }
+                    Err(fault) => {
+                        if let Some(log) = &reader_log {
+                            log.record("!!", &fault);
+                        }
+                        let _ = sender.send(Err(fault));
+                        break;
                     }
                 }
             }
@@ -746,7 +794,8 @@ impl EngineProcess {
                 )));
             }
             match self.lines.recv_timeout((deadline - now).min(POLL)) {
-                Ok(line) => return Ok(line),
+                Ok(Ok(line)) => return Ok(line),
+                Ok(Err(fault)) => return Err(EngineError::Crashed(fault)),
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err(EngineError::Crashed(self.exit_detail("its output closed")));
@@ -767,7 +816,8 @@ impl EngineProcess {
         // Lines left over from an earlier exchange must not be taken for this answer.
         loop {
             match self.lines.try_recv() {
-                Ok(_) => {}
+                Ok(Ok(_)) => {}
+                Ok(Err(fault)) => return Err(GoError::Crashed(fault)),
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => {
                     return Err(GoError::Crashed(self.exit_detail("its output closed")));
@@ -841,7 +891,20 @@ impl EngineProcess {
 }
 
 impl Drop for EngineProcess {
+    /// Ends the engine's whole process group, not only the process started: an engine run
+    /// through a shell, or one with helpers, leaves no orphans behind. The group outlives
+    /// its leader, so it is ended even when the engine itself already exited.
     fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Ok(group) = libc::pid_t::try_from(self.child.id()) {
+            // SAFETY: `killpg` only sends a signal. The group is the one `start` created;
+            // the kernel gives no new process an id that a live group still bears, so the
+            // signal reaches this engine's group, or nobody once the group is empty (bar
+            // the rare reuse of the id by a new group leader after the child was reaped).
+            unsafe {
+                libc::killpg(group, libc::SIGKILL);
+            }
+        }
         if let Ok(None) = self.child.try_wait() {
             let _ = self.child.kill();
         }

@@ -244,7 +244,13 @@ pub struct GameRecord {
 }
 
 fn escape(value: &str) -> String {
-    value.replace('\\', "\\\\").replace('"', "\\\"")
+    printable_text(&value.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// `text` with control characters (a NUL from an engine, say) written as escapes, so that
+/// a record is text that every PGN reader can take.
+fn printable_text(text: &str) -> String {
+    crate::protocol::echo::printable(text, usize::MAX)
 }
 
 impl GameRecord {
@@ -288,7 +294,10 @@ impl GameRecord {
             white_to_move = !white_to_move;
         }
         if !self.detail.is_empty() {
-            tokens.push(format!("{{{}}}", self.detail.replace('}', ")")));
+            tokens.push(format!(
+                "{{{}}}",
+                printable_text(&self.detail.replace('}', ")"))
+            ));
         }
         tokens.push(self.result.token().to_string());
         text.push_str(&wrap(&tokens, 79));

@@ -116,6 +116,9 @@ pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
             }
         }
         TablebaseCommand::Stats { dir, .. } => {
+            if !dir.is_dir() {
+                anyhow::bail!("{}: not a directory", dir.display());
+            }
             writeln!(
                 out,
                 "| stones | layer | positions | wins | draws | losses | longest |"
@@ -123,10 +126,12 @@ pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
             writeln!(out, "|---|---|---:|---:|---:|---:|---:|")?;
             let mut cumulative = Vec::new();
             let mut total = 0u64;
+            let mut largest = 0;
             for n in 2..=8 {
                 for (a, b) in layers_with(n) {
                     total += layer_size(a, b);
                     if let Some(s) = layer_stats(&dir, &rules, a, b)? {
+                        largest = n;
                         writeln!(
                             out,
                             "| {n} | {a}v{b} | {} | {} | {} | {} | {} |",
@@ -139,7 +144,9 @@ pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
             writeln!(out)?;
             writeln!(out, "| up to stones | positions |")?;
             writeln!(out, "|---|---:|")?;
-            for (n, total) in cumulative {
+            // Totals only as far as tables exist: a row for unbuilt layers would suggest
+            // they were there.
+            for (n, total) in cumulative.into_iter().filter(|&(n, _)| n <= largest) {
                 writeln!(out, "| {n} | {total} |")?;
             }
         }

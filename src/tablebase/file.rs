@@ -9,8 +9,9 @@ use std::path::Path;
 
 /// Identifies table files: "VATO TB" and a newline, so a text dump shows what it is.
 const MAGIC: [u8; 8] = *b"VATO TB\n";
-/// The file format; bump it when the layout or the meaning of a value changes.
-pub const FORMAT_VERSION: u32 = 1;
+/// The file format; bump it when the layout or the meaning of a value changes. Version 2:
+/// the checksum covers the header's fields too.
+pub const FORMAT_VERSION: u32 = 2;
 const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 4 + 8 + 8;
 
 /// The file name of layer `(a, b)`.
@@ -18,14 +19,17 @@ pub fn layer_file_name(a: usize, b: usize) -> String {
     format!("vato-{a}v{b}.vtb")
 }
 
-/// FNV-1a over the data, enough to catch truncation and bit rot.
-fn checksum(data: &[u16]) -> u64 {
+/// Where the checksum sits in the header; every byte before it is checksummed.
+const CHECKSUM_AT: usize = HEADER_LEN - 8;
+
+/// FNV-1a over the header's fields (all but the checksum itself) and the data, enough to
+/// catch truncation and bit rot anywhere in the file.
+fn checksum(header: &[u8], data: &[u16]) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &v in data {
-        for byte in v.to_le_bytes() {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+    let data_bytes = data.iter().flat_map(|v| v.to_le_bytes());
+    for byte in header[..CHECKSUM_AT].iter().copied().chain(data_bytes) {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
     }
     hash
 }
@@ -53,7 +57,8 @@ pub(super) fn write_layer(
     bytes.extend_from_slice(&chain_rule_code(rules.chain_rule).to_le_bytes());
     bytes.extend_from_slice(&[a as u8, b as u8, 0, 0]);
     bytes.extend_from_slice(&(data.len() as u64).to_le_bytes());
-    bytes.extend_from_slice(&checksum(data).to_le_bytes());
+    let sum = checksum(&bytes, data);
+    bytes.extend_from_slice(&sum.to_le_bytes());
     for &v in data {
         bytes.extend_from_slice(&v.to_le_bytes());
     }
@@ -74,15 +79,31 @@ pub(super) fn read_layer(
     b: usize,
 ) -> Result<Option<Vec<u16>>> {
     let path = dir.join(layer_file_name(a, b));
-    let mut file = match fs::File::open(&path) {
+    let name = path.display();
+    let expected_len = HEADER_LEN as u64 + 2 * layer_size(a, b);
+    // Without blocking, so that a FIFO under the name cannot hang the reader; what was
+    // opened is then checked to be a regular file of the layer's size before any read,
+    // so that a link to an endless device is not read either.
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = match options.open(&path) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).with_context(|| format!("opening {}", path.display())),
+        Err(e) => return Err(e).with_context(|| format!("opening {name}")),
     };
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
-        .with_context(|| format!("reading {}", path.display()))?;
-    let name = path.display();
+    let metadata = file.metadata().with_context(|| format!("reading {name}"))?;
+    if !metadata.is_file() {
+        bail!("{name}: not a regular file");
+    }
+    if metadata.len() != expected_len {
+        bail!("{name}: wrong size");
+    }
+    let mut bytes = Vec::with_capacity(expected_len as usize);
+    file.take(expected_len)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading {name}"))?;
     if bytes.len() < HEADER_LEN || bytes[..8] != MAGIC {
         bail!("{name}: not a Vato tablebase file");
     }
@@ -108,7 +129,7 @@ pub(super) fn read_layer(
         .chunks_exact(2)
         .map(|c| u16::from_le_bytes([c[0], c[1]]))
         .collect();
-    if checksum(&data) != long(32) {
+    if checksum(&bytes, &data) != long(CHECKSUM_AT) {
         bail!("{name}: checksum mismatch");
     }
     Ok(Some(data))

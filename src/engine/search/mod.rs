@@ -178,6 +178,11 @@ impl Signals {
         self.stop.load(Ordering::SeqCst)
     }
 
+    /// The stop request as a flag, for jobs other than a search (`perft`) to watch.
+    pub fn stop_flag(&self) -> &AtomicBool {
+        &self.stop
+    }
+
     /// The opponent played the expected turn: the ponder search becomes a normal one, its
     /// time counted from now.
     pub fn ponderhit(&self) {
@@ -248,6 +253,8 @@ pub struct Outcome {
     pub depth: u32,
     /// Nodes searched, all threads.
     pub nodes: u64,
+    /// Threads that searched: fewer than asked for when the system would not start more.
+    pub threads: usize,
 }
 
 /// State the threads of one search share.
@@ -287,16 +294,28 @@ pub fn search(
         nodes: (0..threads).map(|_| AtomicU64::new(0)).collect(),
         tbhits: (0..threads).map(|_| AtomicU64::new(0)).collect(),
     };
+    // Each searcher is set up before its thread starts, the main one first: when the
+    // system runs out of room for threads, the searchers already made can still run, and
+    // the one whose thread was refused gives its memory back.
+    let mut main = Searcher::new(request, signals, &shared, 0, start);
     std::thread::scope(|scope| {
+        // A system out of threads (a process limit, say) refuses some helpers: the search
+        // goes on with those that started, the calling thread at least.
+        let mut started = 1;
         for id in 1..threads {
-            let shared = &shared;
-            scope.spawn(move || {
-                Searcher::new(request, signals, shared, id, start).run(&mut |_| {});
+            let mut helper = Searcher::new(request, signals, &shared, id, start);
+            let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
+                helper.run(&mut |_| {});
             });
+            match spawned {
+                Ok(_) => started += 1,
+                Err(_) => break,
+            }
         }
-        let mut outcome = Searcher::new(request, signals, &shared, 0, start).run(report);
+        let mut outcome = main.run(report);
         shared.done.store(true, Ordering::SeqCst);
         outcome.nodes = shared.total_nodes();
+        outcome.threads = started;
         outcome
     })
 }

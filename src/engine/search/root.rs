@@ -111,6 +111,7 @@ impl Searcher<'_> {
             score: best.score,
             depth: completed_depth,
             nodes: self.nodes,
+            threads: 1,
         }
     }
 

@@ -13,8 +13,14 @@ use std::time::Instant;
 #[derive(Debug, Parser)]
 #[command(name = "vato", version, about)]
 pub struct Cli {
-    /// Diagnostics on standard error: error, warn, info, debug or trace (or set RUST_LOG).
-    #[arg(long, global = true, value_name = "LEVEL")]
+    /// Diagnostics on standard error: error, warn, info, debug or trace (or set RUST_LOG,
+    /// which also takes per-module directives).
+    #[arg(
+        long,
+        global = true,
+        value_name = "LEVEL",
+        value_parser = ["off", "error", "warn", "info", "debug", "trace"]
+    )]
     pub log_level: Option<String>,
 
     /// Directory of endgame tables for the protocol session (the `TablebasePath` option).

@@ -70,3 +70,33 @@ fn shared_vectors() {
     }
     assert_eq!(checked, 40);
 }
+
+/// Runs the `vato` binary with `arguments`: (success, standard output, standard error).
+fn vato(arguments: &[&str]) -> (bool, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
+        .args(arguments)
+        .output()
+        .expect("cannot run the vato binary");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_command_line_takes_startpos_for_a_position() {
+    let (ok, out, err) = vato(&["perft", "2", "--fen", "startpos"]);
+    assert!(ok, "{err}");
+    assert_eq!(out.trim_end(), "Nodes searched: 39");
+}
+
+#[test]
+fn an_unknown_log_level_is_refused() {
+    let (ok, out, err) = vato(&["--log-level", "verbose", "perft", "1"]);
+    assert!(!ok);
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("'verbose'") && err.contains("debug"), "{err}");
+    let (ok, _, err) = vato(&["--log-level", "debug", "perft", "1"]);
+    assert!(ok, "{err}");
+}

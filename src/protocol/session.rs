@@ -545,67 +545,21 @@ impl Session {
                 || limits.nodes.is_some()
                 || limits.movetime.is_some()
                 || limits.clock.is_some());
-        let show_ponder = self.options.ponder;
-        let thread = {
-            let (signals, finished, out) = (signals.clone(), finished.clone(), self.out.clone());
-            std::thread::Builder::new()
-                .name("search".into())
-                .spawn(move || {
-                    let root = *request.history.last().expect("history holds the root");
-                    let rule = request.rules.chain_rule;
-                    let outcome = if decided {
-                        Outcome::default()
-                    } else if let Some((turn, value)) = from_tables {
-                        out.line(&format!("info string tablebase {value}"));
-                        let report = Report {
-                            depth: 1,
-                            seldepth: 1,
-                            multipv: 1,
-                            score: Score::Centi(tablebase_score(value, 0)),
-                            nodes: 0,
-                            elapsed: Duration::ZERO,
-                            hashfull: 0,
-                            tbhits: 0,
-                            pv: vec![turn],
-                        };
-                        out.line(&info_line(&root, rule, &report));
-                        Outcome {
-                            best: Some(turn),
-                            ..Outcome::default()
-                        }
-                    } else {
-                        let outcome = search(&request, &signals, &mut |report| {
-                            out.line(&info_line(&root, rule, &report));
-                        });
-                        if outcome.threads < request.threads {
-                            out.line(&format!(
-                                "info string only {} of {} search threads could be started",
-                                outcome.threads, request.threads
-                            ));
-                        }
-                        outcome
-                    };
-                    if outcome.best.is_none() {
-                        // Mate 0 is the loser's score; a side to move that has already won
-                        // (its opponent has no stones) gets no score, only the verdict.
-                        if root.them().is_empty() && !root.us().is_empty() {
-                            out.line("info string the game is over: the side to move has won");
-                        } else {
-                            out.line("info depth 0 score mate 0");
-                        }
-                    }
-                    // `infinite` and `ponder` keep their answer until told: UCI forbids an
-                    // early bestmove there.
-                    while wait_for_stop
-                        && !signals.stopped()
-                        && (request.limits.infinite || signals.pondering())
-                    {
-                        std::thread::sleep(Duration::from_millis(1));
-                    }
-                    finished.store(true, Ordering::SeqCst);
-                    out.line(&bestmove_line(&root, rule, &outcome, show_ponder));
-                })
+        let job = SearchJob {
+            request,
+            signals: signals.clone(),
+            finished: finished.clone(),
+            out: self.out.clone(),
+            decided,
+            from_tables,
+            wait_for_stop,
+            show_ponder: self.options.ponder,
         };
+        // Kept to answer on this thread if no search thread can be started.
+        let fallback = job.shallow();
+        let thread = std::thread::Builder::new()
+            .name("search".into())
+            .spawn(move || job.run());
         match thread {
             Ok(thread) => {
                 self.search = Some(RunningSearch {
@@ -616,7 +570,14 @@ impl Session {
                     thread,
                 })
             }
-            Err(e) => self.error(&format!("go: cannot start the search thread: {e}")),
+            Err(e) => {
+                // Every accepted `go` gets its `bestmove`: a depth-1 search here, while the
+                // input waits, is the most that can be done without a thread.
+                self.say(&format!(
+                    "info string cannot start the search thread ({e}): searching to depth 1 on the session's thread"
+                ));
+                fallback.run();
+            }
         }
     }
 
@@ -706,6 +667,101 @@ fn status_word(status: Status) -> String {
         Status::Won { winner, .. } => format!("{} wins", winner.name().to_ascii_lowercase()),
         Status::Drawn(DrawReason::Repetition) => "draw (threefold repetition)".into(),
         Status::Drawn(DrawReason::NoCaptureLimit) => "draw (no-capture limit)".into(),
+    }
+}
+
+/// Everything a search thread needs to search and answer one `go`.
+struct SearchJob {
+    request: SearchRequest,
+    signals: Arc<Signals>,
+    /// Set just before `bestmove` is written.
+    finished: Arc<AtomicBool>,
+    out: Arc<Output>,
+    /// The game is already won: answer `bestmove (none)` without searching.
+    decided: bool,
+    /// The turn and value the endgame tables chose, if they did.
+    from_tables: Option<(Turn, TablebaseValue)>,
+    /// `infinite` or `ponder`: hold the answer until `stop` (or `ponderhit`).
+    wait_for_stop: bool,
+    show_ponder: bool,
+}
+
+impl SearchJob {
+    /// The same job cut to depth 1 on one thread, answered at once: what can still be done
+    /// when no search thread can be started.
+    fn shallow(&self) -> SearchJob {
+        let mut request = self.request.clone();
+        request.limits = Limits::to_depth(1);
+        request.threads = 1;
+        SearchJob {
+            request,
+            signals: Arc::new(Signals::new(false)),
+            finished: self.finished.clone(),
+            out: self.out.clone(),
+            decided: self.decided,
+            from_tables: self.from_tables,
+            wait_for_stop: false,
+            show_ponder: self.show_ponder,
+        }
+    }
+
+    /// Searches, writes the `info` lines and then the one `bestmove`.
+    fn run(self) {
+        let root = *self.request.history.last().expect("history holds the root");
+        let rule = self.request.rules.chain_rule;
+        let outcome = if self.decided {
+            Outcome::default()
+        } else if let Some((turn, value)) = self.from_tables {
+            self.out.line(&format!("info string tablebase {value}"));
+            let report = Report {
+                depth: 1,
+                seldepth: 1,
+                multipv: 1,
+                score: Score::Centi(tablebase_score(value, 0)),
+                nodes: 0,
+                elapsed: Duration::ZERO,
+                hashfull: 0,
+                tbhits: 0,
+                pv: vec![turn],
+            };
+            self.out.line(&info_line(&root, rule, &report));
+            Outcome {
+                best: Some(turn),
+                ..Outcome::default()
+            }
+        } else {
+            let outcome = search(&self.request, &self.signals, &mut |report| {
+                self.out.line(&info_line(&root, rule, &report));
+            });
+            if outcome.threads < self.request.threads {
+                self.out.line(&format!(
+                    "info string only {} of {} search threads could be started",
+                    outcome.threads, self.request.threads
+                ));
+            }
+            outcome
+        };
+        if outcome.best.is_none() {
+            // Mate 0 is the loser's score; a side to move that has already won
+            // (its opponent has no stones) gets no score, only the verdict.
+            if root.them().is_empty() && !root.us().is_empty() {
+                self.out
+                    .line("info string the game is over: the side to move has won");
+            } else {
+                self.out.line("info depth 0 score mate 0");
+            }
+        }
+        // `infinite` and `ponder` keep their answer until told: UCI forbids an
+        // early bestmove there.
+        while self.wait_for_stop
+            && !self.signals.stopped()
+            && (self.request.limits.infinite || self.signals.pondering())
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        self.finished.store(true, Ordering::SeqCst);
+        self.out
+            .line(&bestmove_line(&root, rule, &outcome, self.show_ponder));
     }
 }
 
@@ -838,4 +894,54 @@ pub fn run(mut input: impl BufRead, out: Arc<Output>, tablebase_path: Option<&st
         }
     }
     session.finish();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn without_a_search_thread_an_infinite_search_still_answers_from_depth_1() {
+        let captured = Captured::default();
+        let out = Output::new(Box::new(captured.clone()));
+        let limits = Limits {
+            infinite: true,
+            ..Limits::default()
+        };
+        let tt = Arc::new(TranspositionTable::new(1));
+        let mut request = SearchRequest::new(vec![Position::start()], limits, tt);
+        request.threads = 4;
+        let job = SearchJob {
+            request,
+            signals: Arc::new(Signals::new(false)),
+            finished: Arc::new(AtomicBool::new(false)),
+            out,
+            decided: false,
+            from_tables: None,
+            wait_for_stop: true,
+            show_ponder: false,
+        };
+        // Never stopped: only the shallow job can end without a `stop`.
+        job.shallow().run();
+        let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("info depth 1 "), "{lines:?}");
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[1].starts_with("bestmove "), "{lines:?}");
+        assert!(job.finished.load(Ordering::SeqCst));
+    }
 }

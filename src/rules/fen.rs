@@ -176,9 +176,15 @@ pub fn parse_fields(fields: &[&str]) -> Result<Position, FenError> {
     )?)
 }
 
-/// Parses a whole position string.
+/// Parses a whole position string; the word `startpos` stands for the start position, as
+/// it does in the protocol's `position` command.
 pub fn parse_position(text: &str) -> Result<Position, FenError> {
     let fields: Vec<&str> = text.split_whitespace().collect();
+    if let [word] = fields[..]
+        && word.eq_ignore_ascii_case("startpos")
+    {
+        return Ok(Position::start());
+    }
     parse_fields(&fields)
 }
 
@@ -244,6 +250,13 @@ mod tests {
         let p: Position = START.parse().unwrap();
         assert_eq!(p, Position::start());
         assert_eq!(p.to_string(), START);
+    }
+
+    #[test]
+    fn startpos_stands_for_the_start() {
+        assert_eq!(parse_position("startpos").unwrap(), Position::start());
+        assert_eq!(parse_position(" StartPos ").unwrap(), Position::start());
+        assert!(parse_position("startpos w").is_err());
     }
 
     #[test]

@@ -426,7 +426,7 @@ fn is_log_line(line: &str, direction: &str, text: &str) -> bool {
 // 1. Handshake
 // ---------------------------------------------------------------------------------------
 
-const OPTION_NAMES: [&str; 11] = [
+const OPTION_NAMES: [&str; 15] = [
     "Hash",
     "Clear Hash",
     "Threads",
@@ -438,6 +438,10 @@ const OPTION_NAMES: [&str; 11] = [
     "MandatoryContinuation",
     "TablebasePath",
     "TablebaseStones",
+    "Skill Level",
+    "UCI_LimitStrength",
+    "UCI_Elo",
+    "UCI_ShowWDL",
 ];
 
 /// Sends `hello` (`uci` or `ugi`) and checks the identification, one declaration per
@@ -1643,4 +1647,57 @@ fn error_lines_escape_control_characters_and_are_capped() {
     }
     let error = &engine.expect_one_error("bogus\u{7}bestmove d3e3W");
     assert!(error.contains("'bogus\\x07bestmove'"), "{error}");
+}
+
+// ---------------------------------------------------------------------------------------
+// 17. Weaker play and win-draw-loss chances
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn a_weakened_level_plays_legal_turns_from_a_capped_multipv_search() {
+    let mut engine = Engine::start();
+    engine.send("setoption name Skill Level value 3");
+    engine.send("position startpos moves d3e3W");
+    let legal = engine.legal_turns();
+    for _ in 0..5 {
+        let (infos, bestmove) = engine.go("go depth 10");
+        // Level 3 stops at depth 2 and scores four lines per depth.
+        assert!(infos.iter().all(|i| i.depth <= 2), "{bestmove}");
+        assert!(infos.iter().any(|i| i.multipv == 4), "{bestmove}");
+        assert!(legal.contains(&bestmove_parts(&bestmove).0), "{bestmove}");
+    }
+    engine.send("setoption name UCI_LimitStrength value true");
+    engine.send("setoption name UCI_Elo value 500");
+    let (infos, _) = engine.go("go depth 10");
+    assert!(
+        infos.iter().all(|i| i.depth == 1),
+        "level 0 searches depth 1 only"
+    );
+    let error = engine.expect_one_error("setoption name UCI_Elo value 3000");
+    assert!(error.contains("UCI_Elo"), "{error}");
+}
+
+#[test]
+fn show_wdl_adds_chances_that_add_up_to_1000() {
+    let mut engine = Engine::start();
+    engine.send("setoption name UCI_ShowWDL value true");
+    engine.send("go depth 3");
+    let lines = engine.read_until("bestmove");
+    let infos: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth"))
+        .collect();
+    assert!(!infos.is_empty(), "{lines:?}");
+    for line in infos {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = words.iter().position(|&w| w == "wdl").expect("a wdl field");
+        assert_eq!(words[at - 3], "score", "wdl follows the score: {line}");
+        let chances: Vec<u32> = words[at + 1..at + 4]
+            .iter()
+            .map(|w| w.parse().unwrap())
+            .collect();
+        assert_eq!(chances.iter().sum::<u32>(), 1000, "{line}");
+    }
+    engine.send("setoption name UCI_ShowWDL value false");
+    let (_, _) = engine.go("go depth 1");
 }

@@ -6,5 +6,7 @@
 pub mod bench;
 pub mod evaluate;
 pub mod search;
+pub mod skill;
 pub mod timeman;
 pub mod tt;
+pub mod wdl;

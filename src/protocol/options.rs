@@ -79,6 +79,31 @@ const SPECS: &[Spec] = &[
             max: MAX_STONES as i64,
         },
     },
+    // Weaker play for people: 20 is full strength.
+    Spec {
+        name: "Skill Level",
+        kind: Kind::Spin {
+            default: MAX_SKILL as i64,
+            min: 0,
+            max: MAX_SKILL as i64,
+        },
+    },
+    Spec {
+        name: "UCI_LimitStrength",
+        kind: Kind::Check { default: false },
+    },
+    Spec {
+        name: "UCI_Elo",
+        kind: Kind::Spin {
+            default: MAX_ELO,
+            min: MIN_ELO,
+            max: MAX_ELO,
+        },
+    },
+    Spec {
+        name: "UCI_ShowWDL",
+        kind: Kind::Check { default: false },
+    },
     Spec {
         name: "NoCaptureLimit",
         kind: Kind::Spin {
@@ -92,6 +117,13 @@ const SPECS: &[Spec] = &[
         kind: Kind::Check { default: false },
     },
 ];
+
+/// Full strength for `Skill Level`.
+pub const MAX_SKILL: u32 = 20;
+/// The range of `UCI_Elo` (see [`crate::engine::skill::level_for_elo`]).
+pub const MIN_ELO: i64 = 500;
+/// The top of `UCI_Elo`'s range.
+pub const MAX_ELO: i64 = 1423;
 
 /// What a successful `setoption` changed, so the session can act on it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -129,6 +161,14 @@ pub struct EngineOptions {
     pub tablebase_path: String,
     /// Most stones of the table layers read and probed.
     pub tablebase_stones: u32,
+    /// `Skill Level`, 0 (weakest) to 20 (full strength).
+    pub skill_level: u32,
+    /// `UCI_LimitStrength`: play at `UCI_Elo` instead of `Skill Level`.
+    pub limit_strength: bool,
+    /// `UCI_Elo`: the strength aimed at when `UCI_LimitStrength` is on.
+    pub elo: u32,
+    /// `UCI_ShowWDL`: win, draw and loss chances in the `info` lines.
+    pub show_wdl: bool,
     /// Rule option `NoCaptureLimit`.
     pub no_capture_limit: u32,
     /// Rule option: capture chains must go on while they can.
@@ -146,6 +186,10 @@ impl Default for EngineOptions {
             debug_log_file: String::new(),
             tablebase_path: String::new(),
             tablebase_stones: MAX_STONES as u32,
+            skill_level: MAX_SKILL,
+            limit_strength: false,
+            elo: MAX_ELO as u32,
+            show_wdl: false,
             no_capture_limit: DEFAULT_NO_CAPTURE_LIMIT,
             mandatory_continuation: false,
         }
@@ -177,6 +221,16 @@ impl EngineOptions {
                 ),
             })
             .collect()
+    }
+
+    /// The skill level in force: from `UCI_Elo` when `UCI_LimitStrength` is on, else
+    /// `Skill Level`.
+    pub fn effective_skill(&self) -> u32 {
+        if self.limit_strength {
+            crate::engine::skill::level_for_elo(self.elo)
+        } else {
+            self.skill_level
+        }
     }
 
     /// The rule options in force.
@@ -242,6 +296,14 @@ impl EngineOptions {
                         self.no_capture_limit = n;
                         Change::Rules
                     }
+                    "Skill Level" => {
+                        self.skill_level = n;
+                        Change::Other
+                    }
+                    "UCI_Elo" => {
+                        self.elo = n;
+                        Change::Other
+                    }
                     "TablebaseStones" => {
                         self.tablebase_stones = n;
                         Change::TablebasePath
@@ -268,6 +330,14 @@ impl EngineOptions {
                     "MandatoryContinuation" => {
                         self.mandatory_continuation = flag;
                         Change::Rules
+                    }
+                    "UCI_LimitStrength" => {
+                        self.limit_strength = flag;
+                        Change::Other
+                    }
+                    "UCI_ShowWDL" => {
+                        self.show_wdl = flag;
+                        Change::Other
                     }
                     _ => unreachable!("every check option is listed"),
                 })

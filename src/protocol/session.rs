@@ -5,8 +5,10 @@ use crate::engine::evaluate::{evaluate, terms};
 use crate::engine::search::{
     Limits, Outcome, Report, Score, SearchConfig, SearchRequest, Signals, search, tablebase_score,
 };
+use crate::engine::skill;
 use crate::engine::timeman::Clock;
 use crate::engine::tt::TranspositionTable;
+use crate::engine::wdl::wdl;
 use crate::protocol::echo::{MAX_MESSAGE_CHARS, printable};
 use crate::protocol::options::{Change, EngineOptions};
 use crate::protocol::parser::{Command, GoParams, Query, parse_command};
@@ -525,11 +527,21 @@ impl Session {
                 limits
             ));
         }
+        // A weakened level caps the depth and scores several lines to draw its turn from.
+        let level = self.options.effective_skill();
+        let weakened = level < skill::FULL_STRENGTH;
+        let mut limits = limits;
+        let mut multipv = self.options.multipv as usize;
+        if weakened {
+            let cap = skill::depth_cap(level);
+            limits.depth = Some(limits.depth.map_or(cap, |d| d.min(cap)));
+            multipv = multipv.max(skill::LINES);
+        }
         let request = SearchRequest {
             history: self.game.positions().to_vec(),
             rules: *self.game.rules(),
             limits,
-            multipv: self.options.multipv as usize,
+            multipv,
             move_overhead: Duration::from_millis(self.options.move_overhead_ms.into()),
             threads: self.options.threads as usize,
             tt: self.tt.clone(),
@@ -554,6 +566,8 @@ impl Session {
             from_tables,
             wait_for_stop,
             show_ponder: self.options.ponder,
+            show_wdl: self.options.show_wdl,
+            skill: weakened.then(|| (level, skill::Lots::new(clock_seed()))),
         };
         // Kept to answer on this thread if no search thread can be started.
         let fallback = job.shallow();
@@ -684,6 +698,10 @@ struct SearchJob {
     /// `infinite` or `ponder`: hold the answer until `stop` (or `ponderhit`).
     wait_for_stop: bool,
     show_ponder: bool,
+    /// `UCI_ShowWDL`.
+    show_wdl: bool,
+    /// A weakened level and the lots it draws its turn with.
+    skill: Option<(u32, skill::Lots)>,
 }
 
 impl SearchJob {
@@ -702,6 +720,8 @@ impl SearchJob {
             from_tables: self.from_tables,
             wait_for_stop: false,
             show_ponder: self.show_ponder,
+            show_wdl: self.show_wdl,
+            skill: None,
         }
     }
 
@@ -724,15 +744,34 @@ impl SearchJob {
                 tbhits: 0,
                 pv: vec![turn],
             };
-            self.out.line(&info_line(&root, rule, &report));
+            self.out
+                .line(&info_line(&root, rule, &report, self.show_wdl));
             Outcome {
                 best: Some(turn),
                 ..Outcome::default()
             }
         } else {
-            let outcome = search(&self.request, &self.signals, &mut |report| {
-                self.out.line(&info_line(&root, rule, &report));
+            // The scored root lines of the deepest iteration, for a weakened level.
+            let mut lines: Vec<(Turn, i32)> = Vec::new();
+            let mut lines_depth = 0;
+            let mut outcome = search(&self.request, &self.signals, &mut |report| {
+                self.out
+                    .line(&info_line(&root, rule, &report, self.show_wdl));
+                if report.depth != lines_depth {
+                    lines.clear();
+                    lines_depth = report.depth;
+                }
+                if let Some(&turn) = report.pv.first() {
+                    lines.push((turn, centi_stones(report.score)));
+                }
             });
+            if let Some((level, mut lots)) = self.skill.clone()
+                && let Some(turn) = skill::choose(&lines, level, lots.next_unit())
+                && outcome.best != Some(turn)
+            {
+                outcome.best = Some(turn);
+                outcome.ponder = None;
+            }
             if outcome.threads < self.request.threads {
                 self.out.line(&format!(
                     "info string only {} of {} search threads could be started",
@@ -763,6 +802,23 @@ impl SearchJob {
         self.out
             .line(&bestmove_line(&root, rule, &outcome, self.show_ponder));
     }
+}
+
+/// A score as centi-stones for comparing lines: mates beyond every evaluation, nearer ones
+/// further out.
+fn centi_stones(score: Score) -> i32 {
+    match score {
+        Score::Centi(cp) => cp,
+        Score::Mate(n) if n > 0 => 100_000 - n,
+        Score::Mate(n) => -100_000 - n,
+    }
+}
+
+/// A seed for drawing turns that differs from one `go` to the next.
+fn clock_seed() -> u64 {
+    SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 fn describe_status(status: Status) -> String {
@@ -797,12 +853,24 @@ fn spell_line(position: &Position, rule: crate::rules::ChainRule, turns: &[Turn]
     words.join(" ")
 }
 
-fn info_line(root: &Position, rule: crate::rules::ChainRule, report: &Report) -> String {
+/// The `info` line of a report; with `show_wdl`, `wdl W D L` follows the score.
+fn info_line(
+    root: &Position,
+    rule: crate::rules::ChainRule,
+    report: &Report,
+    show_wdl: bool,
+) -> String {
     let millis = report.elapsed.as_millis() as u64;
     let nps = report.nodes * 1000 / millis.max(1);
     let score = match report.score {
         Score::Centi(cp) => format!("cp {cp}"),
         Score::Mate(n) => format!("mate {n}"),
+    };
+    let score = if show_wdl {
+        let (win, draw, loss) = wdl(report.score);
+        format!("{score} wdl {win} {draw} {loss}")
+    } else {
+        score
     };
     // Like Stockfish, `tbhits` only once the tables have answered something.
     let tbhits = if report.tbhits > 0 {
@@ -934,6 +1002,8 @@ mod tests {
             from_tables: None,
             wait_for_stop: true,
             show_ponder: false,
+            show_wdl: false,
+            skill: None,
         };
         // Never stopped: only the shallow job can end without a `stop`.
         job.shallow().run();

@@ -21,7 +21,8 @@
 //! - [`runner`]: the match runner, which drives engines as child processes.
 //! - [`cli`]: the command line that starts each of them.
 //! - [`fuzzing`]: the fuzz targets' entry points, also replayed by the ordinary tests.
-//! - [`progress`] and [`timestamp`]: progress of long jobs and UTC dates, shared by layers.
+//! - [`progress`], [`random`] and [`timestamp`]: progress of long jobs, seedable random
+//!   numbers and UTC dates, shared by layers.
 //!
 //! The items that most callers need are re-exported here.
 
@@ -30,6 +31,7 @@ pub mod engine;
 pub mod fuzzing;
 pub mod progress;
 pub mod protocol;
+pub mod random;
 pub mod rules;
 pub mod runner;
 pub mod tablebase;

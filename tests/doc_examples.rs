@@ -74,6 +74,16 @@ fn mask(line: &str) -> String {
     out.join(" ")
 }
 
+/// The engine in a new process, its input and output piped, its diagnostics dropped.
+fn spawn_vato() -> Child {
+    Command::new(env!("CARGO_BIN_EXE_vato"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("cannot start the vato binary")
+}
+
 /// An engine in a fresh process, read line by line.
 struct Engine {
     child: Child,
@@ -83,12 +93,7 @@ struct Engine {
 
 impl Engine {
     fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_vato"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("cannot start the vato binary");
+        let mut child = spawn_vato();
         let stdout: ChildStdout = child.stdout.take().expect("piped stdout");
         let (sender, lines) = mpsc::channel();
         std::thread::spawn(move || {
@@ -300,12 +305,7 @@ fn printf_input(line: &str) -> Option<String> {
 }
 
 fn run_printf(input: &str) -> Vec<String> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_vato"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("cannot start the vato binary");
+    let mut child = spawn_vato();
     child
         .stdin
         .take()

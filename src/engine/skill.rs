@@ -68,31 +68,10 @@ pub fn level_for_elo(elo: u32) -> u32 {
     level
 }
 
-/// A small random number generator (SplitMix64) for drawing turns: seeded from the
-/// clock by the session, so that games against a weakened engine differ.
-#[derive(Clone, Debug)]
-pub struct Lots(u64);
-
-impl Lots {
-    /// A generator starting from `seed`.
-    pub fn new(seed: u64) -> Lots {
-        Lots(seed)
-    }
-
-    /// The next number, uniform in `[0, 1)`.
-    pub fn next_unit(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::random::Rng;
     use crate::rules::ChainRule;
     use crate::rules::movegen::legal_turns;
     use crate::rules::position::Position;
@@ -108,7 +87,7 @@ mod tests {
     fn the_best_line_is_the_likeliest_and_a_far_worse_one_is_rare() {
         let turns = legal_turns(&Position::start(), ChainRule::Optional);
         let lines = [(turns[0], 100), (turns[1], 60), (turns[2], -400)];
-        let mut lots = Lots::new(1);
+        let mut lots = Rng::new(1);
         let mut counts = [0; 3];
         for _ in 0..10_000 {
             let turn = choose(&lines, 10, lots.next_unit()).unwrap();

@@ -12,6 +12,7 @@ use crate::engine::wdl::wdl;
 use crate::protocol::echo::{MAX_MESSAGE_CHARS, printable};
 use crate::protocol::options::{Change, EngineOptions};
 use crate::protocol::parser::{Command, GoParams, Query, parse_command};
+use crate::random::Rng;
 use crate::rules::diagram::draw;
 use crate::rules::fen::parse_position;
 use crate::rules::game::{DrawReason, Game, Status, WinReason};
@@ -567,7 +568,7 @@ impl Session {
             wait_for_stop,
             show_ponder: self.options.ponder,
             show_wdl: self.options.show_wdl,
-            skill: weakened.then(|| (level, skill::Lots::new(clock_seed()))),
+            skill: weakened.then(|| (level, Rng::new(clock_seed()))),
         };
         // Kept to answer on this thread if no search thread can be started.
         let fallback = job.shallow();
@@ -701,7 +702,7 @@ struct SearchJob {
     /// `UCI_ShowWDL`.
     show_wdl: bool,
     /// A weakened level and the lots it draws its turn with.
-    skill: Option<(u32, skill::Lots)>,
+    skill: Option<(u32, Rng)>,
 }
 
 impl SearchJob {

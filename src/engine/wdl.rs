@@ -10,9 +10,9 @@
 use crate::engine::search::Score;
 
 /// The lead, in centi-stones, at which a win is as likely as not.
-const A: f64 = 300.0;
+const A: f64 = 240.0;
 /// How many centi-stones make the chances turn by a factor of `e`.
-const B: f64 = 100.0;
+const B: f64 = 80.0;
 
 /// The chances of a win, a draw and a loss for the side to move, in permille (they add up
 /// to 1000). A mate is certain.

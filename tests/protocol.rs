@@ -1550,10 +1550,23 @@ fn deep_perft_answers_isready_and_obeys_stop_and_end_of_input() {
     engine.expect_exact("Nodes searched: 39");
     engine.send("perft 20 divide");
     engine.sync();
+    // The end of input gives it a grace period, then stops it.
     engine.close_stdin();
     let rest = engine.rest_of_output();
     assert_eq!(rest, ["info string perft stopped"], "{rest:?}");
     assert!(engine.wait_exit().success());
+}
+
+#[test]
+fn end_of_input_lets_a_short_perft_and_bench_finish() {
+    let lines = run_batch(&["perft 3"]);
+    assert_eq!(lines, ["Nodes searched: 724"]);
+    let lines = run_batch(&["bench 1"]);
+    assert!(
+        lines.last().is_some_and(|l| l.ends_with(" nps")),
+        "{lines:?}"
+    );
+    assert!(errors(&lines).is_empty(), "{lines:?}");
 }
 
 #[test]

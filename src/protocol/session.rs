@@ -30,7 +30,7 @@ use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Where protocol lines go: standard output (or a test's buffer) and, when the
 /// `Debug Log File` option names one, a time-stamped log of every line in and out.
@@ -116,6 +116,9 @@ pub enum Flow {
 
 /// A search, or a `perft` or `bench`, running on its own thread so that the session keeps
 /// answering `isready` and can stop it.
+/// How long work that ends by itself may still run after the end of input.
+pub const END_OF_INPUT_GRACE: Duration = Duration::from_secs(10);
+
 struct RunningSearch {
     /// What runs, for the busy error: "a search", "perft" or "bench".
     task: &'static str,
@@ -210,12 +213,16 @@ impl Session {
         self.join_search();
     }
 
-    /// At the end of input: a search that ends by itself is left to finish and answer, so
-    /// that piped commands get their whole answer; an `infinite` or `ponder` search, which
-    /// would never end, is stopped.
+    /// At the end of input: work that ends by itself (a search with a limit, `perft`,
+    /// `bench`) gets [`END_OF_INPUT_GRACE`] to finish and answer, so that piped commands
+    /// get their whole answer while a mistyped depth cannot keep the process alive for
+    /// long; then, like an `infinite` or `ponder` search at once, it is stopped.
     pub fn finish(&mut self) {
         if self.search.as_ref().is_some_and(|s| s.ends_by_itself) {
-            self.join_search();
+            let deadline = Instant::now() + END_OF_INPUT_GRACE;
+            while self.searching() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+            }
         }
         self.shutdown();
     }
@@ -320,7 +327,7 @@ impl Session {
                     // Idle before the answer, as after a search's `bestmove`: a command
                     // sent on reading the answer must not be refused as busy.
                     finished.store(true, Ordering::SeqCst);
-                    lines.iter().for_each(|line| out.line(line));
+                    out.lines(&lines);
                 })
         };
         match thread {
@@ -328,7 +335,7 @@ impl Session {
                 self.search = Some(RunningSearch {
                     task,
                     signals,
-                    ends_by_itself: false,
+                    ends_by_itself: true,
                     finished,
                     thread,
                 })

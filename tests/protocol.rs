@@ -1714,3 +1714,35 @@ fn show_wdl_adds_chances_that_add_up_to_1000() {
     engine.send("setoption name UCI_ShowWDL value false");
     let (_, _) = engine.go("go depth 1");
 }
+
+// ---------------------------------------------------------------------------------------
+// 18. Short clocks
+// ---------------------------------------------------------------------------------------
+
+/// Tiny clocks and move times on positions with many turns: a legal `bestmove` must still
+/// come (how fast is for the match runner's measurements, never for a test).
+#[test]
+fn tiny_clocks_on_wide_positions_still_get_a_legal_bestmove() {
+    let mut engine = Engine::start();
+    for position in [
+        "position startpos",
+        "position startpos moves d3e3W d4d3Ac3W",
+        "position fen 9/1B1B1B1B1/9/W1W1W1W1W/9 w",
+    ] {
+        engine.send(position);
+        let legal = engine.legal_turns();
+        for go in [
+            "go wtime 100 btime 100 winc 0 binc 0",
+            "go wtime 1 btime 1",
+            "go movetime 5",
+            "go wtime 2000 btime 2000 winc 20 binc 20",
+        ] {
+            let (_, bestmove) = engine.go(go);
+            let best = bestmove_parts(&bestmove).0;
+            assert!(
+                legal.contains(&best),
+                "{position} / {go}: {best} not in {legal:?}"
+            );
+        }
+    }
+}

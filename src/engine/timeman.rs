@@ -32,14 +32,20 @@ pub fn fixed_budget(movetime: Duration, overhead: Duration) -> TimeBudget {
     TimeBudget { soft: hard, hard }
 }
 
-/// The budget for a turn on a running clock. The target is an even share of the time left
-/// over the turns to go (30 when the control has no end) plus most of the increment; the
-/// hard limit allows overshooting the target for a difficult turn, but never more than a
-/// fifth of the time left, which keeps the clock from ever running out.
+/// The budget for a turn on a running clock. Every turn still to play costs the overhead
+/// once more whatever it is searched for, so the overhead of all of them (the turns to go
+/// and two more) is kept in hand; the target is an even share of the rest over the turns to
+/// go (30 when the control has no end) plus three quarters of the increment left after the
+/// overhead. On the increment alone a turn then uses less than the increment, so delays
+/// outside the engine up to the overhead can never drain the clock. The hard limit allows
+/// overshooting the target for a difficult turn, but never more than a fifth of the time
+/// left.
 pub fn clock_budget(clock: Clock, overhead: Duration) -> TimeBudget {
-    let available = clock.time.saturating_sub(overhead);
     let turns = clock.moves_to_go.unwrap_or(30).clamp(1, 50);
-    let share = available / turns + clock.increment * 3 / 4;
+    let spare = clock.time.saturating_sub(overhead * (turns + 2));
+    let increment = clock.increment.saturating_sub(overhead);
+    let share = spare / turns + increment * 3 / 4;
+    let available = clock.time.saturating_sub(overhead);
     let ceiling = if clock.moves_to_go == Some(1) {
         available * 4 / 5
     } else {
@@ -93,8 +99,21 @@ mod tests {
             moves_to_go: None,
         };
         let b = clock_budget(clock, ms(10));
-        // 990 ms after the overhead, a 30th of it plus three quarters of the increment.
-        assert_eq!(b.soft, Duration::from_micros(33_000 + 7_500));
-        assert_eq!(b.hard, Duration::from_micros(4 * 40_500));
+        // 1000 ms less 32 overheads (680 ms), a 30th of it; the increment is all overhead.
+        assert_eq!(b.soft, ms(680) / 30);
+        assert_eq!(b.hard, ms(680) / 30 * 4);
+    }
+
+    #[test]
+    fn on_the_increment_alone_a_turn_uses_less_than_the_increment() {
+        for time in [0, 20, 100, 300] {
+            let clock = Clock {
+                time: ms(time),
+                increment: ms(20),
+                moves_to_go: None,
+            };
+            let b = clock_budget(clock, ms(10));
+            assert!(b.soft + ms(10) < ms(20), "{time} ms left: {b:?}");
+        }
     }
 }

@@ -59,10 +59,7 @@ impl Output {
     /// Writes one line and flushes it. A closed output is not an error worth dying for:
     /// the session goes on until its input ends.
     pub fn line(&self, text: &str) {
-        let mut inner = self.lock();
-        let _ = writeln!(inner.writer, "{text}");
-        let _ = inner.writer.flush();
-        log_line(&mut inner.log, "<<", text);
+        self.lines([text]);
     }
 
     /// Writes several lines as one block, so that a search thread's `info` lines cannot
@@ -114,11 +111,11 @@ pub enum Flow {
     Quit,
 }
 
-/// A search, or a `perft` or `bench`, running on its own thread so that the session keeps
-/// answering `isready` and can stop it.
 /// How long work that ends by itself may still run after the end of input.
 pub const END_OF_INPUT_GRACE: Duration = Duration::from_secs(10);
 
+/// A search, or a `perft` or `bench`, running on its own thread so that the session keeps
+/// answering `isready` and can stop it.
 struct RunningSearch {
     /// What runs, for the busy error: "a search", "perft" or "bench".
     task: &'static str,
@@ -577,13 +574,20 @@ impl Session {
             show_wdl: self.options.show_wdl,
             skill: weakened.then(|| (level, Rng::new(clock_seed()))),
         };
-        // Kept to answer on this thread if no search thread can be started.
-        let fallback = job.shallow();
+        // The job is handed over only once the thread exists, so that it is still here to
+        // answer from if no thread can be started.
+        let (hand_over, receive) = std::sync::mpsc::channel::<SearchJob>();
         let thread = std::thread::Builder::new()
             .name("search".into())
-            .spawn(move || job.run());
+            .spawn(move || {
+                if let Ok(job) = receive.recv() {
+                    job.run();
+                }
+            });
         match thread {
             Ok(thread) => {
+                // The thread holds the receiver until it has the job: the send cannot fail.
+                let _ = hand_over.send(job);
                 self.search = Some(RunningSearch {
                     task: "a search",
                     signals,
@@ -598,7 +602,7 @@ impl Session {
                 self.say(&format!(
                     "info string cannot start the search thread ({e}): searching to depth 1 on the session's thread"
                 ));
-                fallback.run();
+                job.shallow().run();
             }
         }
     }

@@ -151,7 +151,7 @@ const HELP: &[&str] = &[
     "  go [wtime btime winc binc movestogo depth nodes movetime infinite ponder searchmoves]",
     "  stop | ponderhit | quit        steer or end the search / the engine",
     "  query gameover|p1turn|result   UGI queries about the game",
-    "  d | fen | moves [prefix] | perft N [divide] | eval | flip | bench [depth] | help",
+    "  d | fen | moves [prefix] | status | perft N [divide] | eval | flip | bench [depth] | help",
     "  debug on|off                   extra diagnostics as info strings",
     "Lines starting with # are comments.",
 ];

@@ -59,6 +59,9 @@ pub enum Command {
         /// Depth of each search.
         #[arg(long, default_value_t = crate::engine::bench::DEFAULT_DEPTH)]
         depth: u32,
+        /// Evaluate by hand-written terms instead of the built-in network.
+        #[arg(long)]
+        hand_written: bool,
     },
     /// Plays engines against each other, refereed by Vato's rules.
     ///
@@ -72,6 +75,10 @@ pub enum Command {
         #[command(subcommand)]
         action: crate::tablebase::TablebaseCommand,
     },
+    /// Plays self-play games and writes their quiet positions, scored, as training data.
+    Datagen(crate::learn::cli::DatagenArgs),
+    /// Trains an evaluation network on data files from `datagen`.
+    Train(crate::learn::cli::TrainArgs),
 }
 
 /// Runs a batch job, writing its report to `out`.
@@ -104,8 +111,12 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
             );
             Ok(())
         }
-        Command::Bench { depth } => {
-            for line in crate::engine::bench::run(Some(depth)) {
+        Command::Bench {
+            depth,
+            hand_written,
+        } => {
+            let network = (!hand_written).then(crate::engine::nnue::embedded);
+            for line in crate::engine::bench::run(Some(depth), network) {
                 writeln!(out, "{line}")?;
             }
             out.flush()?;
@@ -113,6 +124,8 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
         }
         Command::Match(args) => crate::runner::run_cli(*args, out),
         Command::Tablebase { action } => crate::tablebase::run_cli(action, out),
+        Command::Datagen(args) => crate::learn::cli::run_datagen(args, out),
+        Command::Train(args) => crate::learn::cli::run_train(args, out),
     }
 }
 

@@ -29,6 +29,7 @@
 pub mod cli;
 pub mod engine;
 pub mod fuzzing;
+pub mod learn;
 pub mod progress;
 pub mod protocol;
 pub mod random;

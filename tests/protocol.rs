@@ -1438,8 +1438,6 @@ fn the_web_interface_options_are_understood_or_refused_in_one_line() {
         engine.sync_silent(line);
     }
     for line in [
-        "setoption name EvalFile value nets/best.nnue",
-        "setoption name UseNNUE value true",
         "setoption name BookFile value book.txt",
         "setoption name OwnBook value true",
         "setoption name Variant value dimy",
@@ -1448,6 +1446,68 @@ fn the_web_interface_options_are_understood_or_refused_in_one_line() {
         let error = engine.expect_one_error(line);
         assert!(error.contains("not supported"), "{line:?}: {error:?}");
     }
+}
+
+/// The `network` line of `eval`, and the line saying which evaluation the search uses.
+fn eval_network_lines(engine: &mut Engine) -> (String, String) {
+    engine.send("eval");
+    let lines = engine.sync();
+    let network = lines.iter().find(|l| l.trim_start().starts_with("network"));
+    let in_use = lines.iter().find(|l| l.starts_with("The search uses"));
+    (
+        network.expect("eval shows the network").clone(),
+        in_use.expect("eval says what the search uses").clone(),
+    )
+}
+
+#[test]
+fn a_bad_network_file_is_refused_in_one_line_and_the_network_stays() {
+    let dir = std::env::temp_dir().join(format!("vato-evalfile-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let mut engine = Engine::start();
+    engine.send("position fen 9/9/1BB6/9/W1B6 w");
+    let before = eval_network_lines(&mut engine);
+    assert!(before.1.contains("network (<embedded>)"), "{before:?}");
+    let shipped = fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/nets/default.nnue")).unwrap();
+    let (good, damaged, foreign) = (
+        dir.join("good.nnue"),
+        dir.join("damaged.nnue"),
+        dir.join("foreign.nnue"),
+    );
+    fs::write(&good, &shipped).unwrap();
+    let mut bytes = shipped.clone();
+    bytes[1000] ^= 0x10;
+    fs::write(&damaged, &bytes).unwrap();
+    fs::write(&foreign, b"a text file, not a network").unwrap();
+    let missing = dir.join("missing.nnue");
+    for (path, reason) in [
+        (&damaged, "checksum mismatch"),
+        (&foreign, "not a Vato network file"),
+        (&missing, "cannot read"),
+    ] {
+        let line = format!("setoption name EvalFile value {}", path.display());
+        let error = engine.expect_one_error(&line);
+        assert!(error.contains("kept the network in use"), "{error}");
+        assert!(error.contains(reason), "{error}");
+        assert_eq!(eval_network_lines(&mut engine), before);
+    }
+    // The same network from a file reads and scores the same.
+    engine.send(&format!("setoption name EvalFile value {}", good.display()));
+    engine.expect_line("the network read", |l| {
+        l.starts_with("info string network: ")
+    });
+    let (network, in_use) = eval_network_lines(&mut engine);
+    assert_eq!(network, before.0);
+    assert!(in_use.contains("good.nnue"), "{in_use}");
+    // The hand-written evaluation on request, and back.
+    engine.send("setoption name UseNNUE value false");
+    let (network, in_use) = eval_network_lines(&mut engine);
+    assert_eq!(network, before.0);
+    assert!(in_use.contains("hand-written"), "{in_use}");
+    engine.send("setoption name UseNNUE value true");
+    engine.send("go depth 2");
+    engine.read_until("bestmove ");
+    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! count is the search's signature: the same build always gives the same count, and any
 //! change to search or evaluation changes it.
 
+use crate::engine::nnue::Network;
 use crate::engine::search::{Limits, SearchRequest, Signals, search};
 use crate::engine::tt::TranspositionTable;
 use crate::rules::fen::parse_position;
@@ -58,12 +59,18 @@ const BENCH_HASH_MB: usize = 16;
 /// Searches every built-in position to `depth` (default [`DEFAULT_DEPTH`]) with one
 /// thread, default rules and a table cleared before each position; returns one line per
 /// position and the total line `<nodes> nodes <nps> nps`.
-pub fn run(depth: Option<u32>) -> Vec<String> {
-    run_until(depth, &Signals::new(false)).expect("a bench that is never stopped completes")
+/// `network` is the evaluation's network (the hand-written evaluation when `None`).
+pub fn run(depth: Option<u32>, network: Option<Arc<Network>>) -> Vec<String> {
+    run_until(depth, network, &Signals::new(false))
+        .expect("a bench that is never stopped completes")
 }
 
 /// [`run`] that can be cut short: `None` once `signals` asked the searches to stop.
-pub fn run_until(depth: Option<u32>, signals: &Signals) -> Option<Vec<String>> {
+pub fn run_until(
+    depth: Option<u32>,
+    network: Option<Arc<Network>>,
+    signals: &Signals,
+) -> Option<Vec<String>> {
     let depth = depth.unwrap_or(DEFAULT_DEPTH).max(1);
     let tt = Arc::new(TranspositionTable::new(BENCH_HASH_MB));
     let mut lines = Vec::new();
@@ -71,7 +78,10 @@ pub fn run_until(depth: Option<u32>, signals: &Signals) -> Option<Vec<String>> {
     let mut total_time = Duration::ZERO;
     for (index, position) in positions().into_iter().enumerate() {
         tt.clear();
-        let request = SearchRequest::new(vec![position], Limits::to_depth(depth), tt.clone());
+        let request = SearchRequest {
+            network: network.clone(),
+            ..SearchRequest::new(vec![position], Limits::to_depth(depth), tt.clone())
+        };
         let started = Instant::now();
         let nodes = search(&request, signals, &mut |_| {}).nodes;
         if signals.stopped() {
@@ -101,8 +111,8 @@ mod tests {
 
     #[test]
     fn node_count_is_deterministic() {
-        let a = run(Some(2));
-        let b = run(Some(2));
+        let a = run(Some(2), Some(crate::engine::nnue::embedded()));
+        let b = run(Some(2), Some(crate::engine::nnue::embedded()));
         let nodes = |lines: &[String]| lines.last().unwrap().split(' ').next().unwrap().to_string();
         assert_eq!(nodes(&a), nodes(&b));
         assert_eq!(a.len(), POSITIONS.len() + 1);

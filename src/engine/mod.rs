@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod evaluate;
+pub mod nnue;
 pub mod search;
 pub mod skill;
 pub mod timeman;

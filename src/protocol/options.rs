@@ -104,6 +104,17 @@ const SPECS: &[Spec] = &[
         name: "UCI_ShowWDL",
         kind: Kind::Check { default: false },
     },
+    // The learned evaluation (on by default) and the file of its network.
+    Spec {
+        name: "UseNNUE",
+        kind: Kind::Check { default: true },
+    },
+    Spec {
+        name: "EvalFile",
+        kind: Kind::Text {
+            default: EMBEDDED_NET,
+        },
+    },
     Spec {
         name: "NoCaptureLimit",
         kind: Kind::Spin {
@@ -117,6 +128,9 @@ const SPECS: &[Spec] = &[
         kind: Kind::Check { default: false },
     },
 ];
+
+/// `EvalFile`'s value for the network built into the binary.
+pub const EMBEDDED_NET: &str = "<embedded>";
 
 /// Full strength for `Skill Level`.
 pub const MAX_SKILL: u32 = 20;
@@ -138,6 +152,8 @@ pub enum Change {
     TablebasePath,
     /// A rule option: the game's rules change.
     Rules,
+    /// `EvalFile`: read another network.
+    EvalFile,
     /// Anything read only when the next search starts.
     Other,
 }
@@ -169,6 +185,10 @@ pub struct EngineOptions {
     pub elo: u32,
     /// `UCI_ShowWDL`: win, draw and loss chances in the `info` lines.
     pub show_wdl: bool,
+    /// `UseNNUE`: the network evaluates; the hand-written evaluation when false.
+    pub use_nnue: bool,
+    /// `EvalFile`: the network's file, or [`EMBEDDED_NET`].
+    pub eval_file: String,
     /// Rule option `NoCaptureLimit`.
     pub no_capture_limit: u32,
     /// Rule option: capture chains must go on while they can.
@@ -190,6 +210,8 @@ impl Default for EngineOptions {
             limit_strength: false,
             elo: MAX_ELO as u32,
             show_wdl: false,
+            use_nnue: true,
+            eval_file: EMBEDDED_NET.to_string(),
             no_capture_limit: DEFAULT_NO_CAPTURE_LIMIT,
             mandatory_continuation: false,
         }
@@ -339,6 +361,10 @@ impl EngineOptions {
                         self.show_wdl = flag;
                         Change::Other
                     }
+                    "UseNNUE" => {
+                        self.use_nnue = flag;
+                        Change::Other
+                    }
                     _ => unreachable!("every check option is listed"),
                 })
             }
@@ -349,6 +375,14 @@ impl EngineOptions {
                     "Debug Log File" => {
                         self.debug_log_file = text;
                         Change::DebugLogFile
+                    }
+                    "EvalFile" => {
+                        self.eval_file = if text.is_empty() {
+                            EMBEDDED_NET.to_string()
+                        } else {
+                            text
+                        };
+                        Change::EvalFile
                     }
                     "TablebasePath" => {
                         self.tablebase_path = text;
@@ -369,11 +403,6 @@ fn foreign_option(name: &str, value: Option<&str>) -> Option<Result<(), String>>
     let value = value.unwrap_or("").trim();
     let is = |word: &str| value.eq_ignore_ascii_case(word);
     let (accepted, why) = match name.to_ascii_lowercase().as_str() {
-        "usennue" => (is("false"), "Vato has no network evaluation yet"),
-        "evalfile" => (
-            value.is_empty() || is("<empty>"),
-            "Vato has no network evaluation yet, so it reads no net file",
-        ),
         "ownbook" => (is("false"), "Vato has no opening book"),
         "bookfile" => (
             value.is_empty() || is("<empty>"),
@@ -464,19 +493,13 @@ mod tests {
     #[test]
     fn other_engines_options_say_what_vato_lacks() {
         let mut o = EngineOptions::default();
-        assert_eq!(o.set("UseNNUE", Some("false")), Ok(Change::Other));
         assert_eq!(o.set("OwnBook", Some("false")), Ok(Change::Other));
         assert_eq!(o.set("Variant", Some("tsivy")), Ok(Change::Other));
         assert_eq!(o.set("Vela", Some("none")), Ok(Change::Other));
         assert_eq!(
-            o.set("EvalFile", Some("nets/a.nnue")),
-            Err(
-                "option 'EvalFile' value 'nets/a.nnue' is not supported: Vato has no network \
-                 evaluation yet, so it reads no net file"
-                    .into()
-            )
+            o.set("OwnBook", Some("true")),
+            Err("option 'OwnBook' value 'true' is not supported: Vato has no opening book".into())
         );
-        assert!(o.set("UseNNUE", Some("true")).is_err());
         assert!(o.set("Variant", Some("dimy")).is_err());
         assert!(o.set("Vela", Some("white")).is_err());
         assert!(o.set("BookFile", Some("book.txt")).is_err());

@@ -2,6 +2,7 @@
 //! their own thread and writes every answer as one flushed line.
 
 use crate::engine::evaluate::{evaluate, terms};
+use crate::engine::nnue::Network;
 use crate::engine::search::{
     Limits, Outcome, Report, Score, SearchConfig, SearchRequest, Signals, search, tablebase_score,
 };
@@ -10,7 +11,7 @@ use crate::engine::timeman::Clock;
 use crate::engine::tt::TranspositionTable;
 use crate::engine::wdl::wdl;
 use crate::protocol::echo::{MAX_MESSAGE_CHARS, printable};
-use crate::protocol::options::{Change, EngineOptions};
+use crate::protocol::options::{Change, EMBEDDED_NET, EngineOptions};
 use crate::protocol::parser::{Command, GoParams, Query, parse_command};
 use crate::random::Rng;
 use crate::rules::diagram::draw;
@@ -138,6 +139,8 @@ pub struct Session {
     tt: Arc<TranspositionTable>,
     /// Endgame tables from `TablebasePath`, probed at the root and lent to every search.
     tablebase: Option<Arc<Tablebase>>,
+    /// The network read from `EvalFile` (the built-in one by default).
+    network: Arc<Network>,
     debug: bool,
 }
 
@@ -167,6 +170,7 @@ impl Session {
             options,
             search: None,
             tablebase: None,
+            network: crate::engine::nnue::embedded(),
             debug: false,
         }
     }
@@ -294,8 +298,9 @@ impl Session {
                 self.game = Game::new(self.game.position().flip(), self.options.rules());
             }
             Command::Bench(depth) => {
+                let network = self.options.use_nnue.then(|| self.network.clone());
                 self.start_task("bench", move |signals| {
-                    crate::engine::bench::run_until(depth, signals)
+                    crate::engine::bench::run_until(depth, network, signals)
                         .unwrap_or_else(|| vec!["info string bench stopped".into()])
                 });
             }
@@ -397,6 +402,31 @@ impl Session {
                 }
             }
             Ok(Change::ClearHash) => self.tt.clear(),
+            Ok(Change::EvalFile) => {
+                let file = self.options.eval_file.clone();
+                if file == EMBEDDED_NET {
+                    self.network = crate::engine::nnue::embedded();
+                } else {
+                    match Network::load(std::path::Path::new(&file)) {
+                        Ok(network) => {
+                            self.say(&format!(
+                                "info string network: {} ({} positions, {} epochs)",
+                                printable(&file, MAX_MESSAGE_CHARS),
+                                network.summary().positions,
+                                network.summary().epochs
+                            ));
+                            self.network = Arc::new(network);
+                        }
+                        Err(e) => {
+                            self.options = before;
+                            self.error(&format!(
+                                "option 'EvalFile': {}; kept the network in use",
+                                printable(&format!("{e:#}"), MAX_MESSAGE_CHARS)
+                            ));
+                        }
+                    }
+                }
+            }
             Ok(Change::Other) => {}
         }
     }
@@ -552,6 +582,7 @@ impl Session {
             tt: self.tt.clone(),
             tablebase: self.tablebase.clone(),
             config: SearchConfig::default(),
+            network: self.options.use_nnue.then(|| self.network.clone()),
         };
         let signals = Arc::new(Signals::new(params.ponder));
         let finished = Arc::new(AtomicBool::new(false));
@@ -682,6 +713,19 @@ impl Session {
             lines.push(format!("  {:<14} {:>6}", term.name, term.value));
         }
         lines.push(format!("  {:<14} {:>6}", "total", evaluate(position)));
+        lines.push(format!(
+            "  {:<14} {:>6}",
+            "network",
+            self.network.evaluate(position)
+        ));
+        lines.push(if self.options.use_nnue {
+            format!(
+                "The search uses the network ({}).",
+                printable(&self.options.eval_file, MAX_MESSAGE_CHARS)
+            )
+        } else {
+            "The search uses the hand-written total (UseNNUE false).".to_string()
+        });
         self.out.lines(lines);
     }
 }

@@ -6,6 +6,7 @@
 //! another thread, and receives one [`Report`] per finished iteration and PV line. It knows
 //! nothing of the protocol: the session turns reports into `info` lines.
 
+use crate::engine::nnue::Network;
 use crate::engine::timeman::Clock;
 use crate::engine::tt::TranspositionTable;
 use crate::rules::Rules;
@@ -131,6 +132,8 @@ pub struct SearchRequest {
     pub tablebase: Option<Arc<Tablebase>>,
     /// Heuristics.
     pub config: SearchConfig,
+    /// The evaluation network; the hand-written evaluation when `None`.
+    pub network: Option<Arc<Network>>,
 }
 
 impl SearchRequest {
@@ -148,6 +151,7 @@ impl SearchRequest {
             tt,
             tablebase: None,
             config: SearchConfig::default(),
+            network: None,
         }
     }
 }

@@ -103,7 +103,7 @@ impl Searcher<'_> {
             return 0;
         }
         if ply >= MAX_PLY - 1 {
-            return self.evaluate(position);
+            return self.evaluate(position, ply);
         }
         // Mate distance: no line from here beats a mate already found nearer the root.
         alpha = alpha.max(-MATE + ply as i32);
@@ -236,12 +236,18 @@ impl Searcher<'_> {
         Some(tablebase_score(value, ply))
     }
 
+    /// The static score of `position`, found `ply` plies from the root: by the network
+    /// when there is one (its accumulators follow the search by ply), else by hand.
     #[inline]
-    pub(super) fn evaluate(&self, position: &Position) -> i32 {
-        if self.config.positional_evaluation {
-            evaluate(position)
-        } else {
+    pub(super) fn evaluate(&mut self, position: &Position, ply: usize) -> i32 {
+        if !self.config.positional_evaluation {
             evaluate_material(position)
+        } else if let (Some(network), Some(stack)) =
+            (self.request.network.as_deref(), self.accumulators.as_mut())
+        {
+            stack.evaluate(network, position, ply)
+        } else {
+            evaluate(position)
         }
     }
 

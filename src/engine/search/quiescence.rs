@@ -42,10 +42,10 @@ impl Searcher<'_> {
                 && ply < MAX_PLY - 1
                 && !capturing_stones(position.them(), position.us()).is_empty();
             if !threatened {
-                return self.evaluate(position);
+                return self.evaluate(position, ply);
             }
         } else if qply >= self.config.quiescence_plies || ply >= MAX_PLY - 1 {
-            return self.evaluate(position);
+            return self.evaluate(position, ply);
         }
         let mut turns = std::mem::take(&mut self.turn_lists[ply]);
         generate_turns(position, self.request.rules.chain_rule, &mut turns);

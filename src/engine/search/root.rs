@@ -68,7 +68,7 @@ impl Searcher<'_> {
                     // static evaluation one ply deep, which costs no search.
                     if roots[0].score == -INFINITY {
                         for root_turn in roots.iter_mut() {
-                            root_turn.score = -self.evaluate(&root.play(root_turn.turn));
+                            root_turn.score = -self.evaluate(&root.play(root_turn.turn), 1);
                         }
                         roots.sort_by_key(|r| std::cmp::Reverse(r.score));
                     }

@@ -1,6 +1,7 @@
 //! One search thread's state: its counters, its time budget and when to stop.
 
 use super::{Limits, MAX_PLY, SearchConfig, SearchRequest, Shared, Signals};
+use crate::engine::nnue::AccumulatorStack;
 use crate::engine::timeman::{TimeBudget, clock_budget, fixed_budget};
 use crate::engine::tt::TranspositionTable;
 use crate::rules::position::Position;
@@ -36,6 +37,8 @@ pub(super) struct Searcher<'a> {
     pub(super) history: Vec<[i32; 64]>,
     /// Late move reductions by depth and turn number, for `logarithmic_reductions`.
     pub(super) reductions: Box<[[i32; 64]; 64]>,
+    /// The network's accumulators by ply, when the evaluation is the network.
+    pub(super) accumulators: Option<AccumulatorStack>,
 }
 
 impl<'a> Searcher<'a> {
@@ -72,6 +75,10 @@ impl<'a> Searcher<'a> {
             killers: vec![[None; 2]; MAX_PLY + 1],
             history: vec![[0; 64]; 64],
             reductions: reduction_table(),
+            accumulators: request
+                .network
+                .as_ref()
+                .map(|network| AccumulatorStack::new(network, MAX_PLY + 1)),
         }
     }
 

@@ -1,0 +1,134 @@
+//! The learned evaluation: a small NNUE-style network ("efficiently updatable neural
+//! network") over the stones, quantised to 16-bit integers.
+//!
+//! 90 inputs per perspective ([`features`]) feed [`HIDDEN`] accumulator values per side
+//! ([`accumulator`]), clipped to [0, 1] and read by one linear output per bucket of stone
+//! counts ([`network`]). The side to move's half comes first, so the output is its score.
+//! The default network is built into the binary; `vato train` makes others.
+
+pub mod accumulator;
+pub mod features;
+pub mod network;
+pub mod simd;
+
+pub use accumulator::{Accumulator, AccumulatorStack};
+pub use network::{Network, TrainingSummary};
+
+use crate::rules::position::{Color, Position};
+use std::sync::{Arc, OnceLock};
+
+/// Accumulator values per perspective.
+pub const HIDDEN: usize = 128;
+/// Output buckets, by the number of stones on the board.
+pub const BUCKETS: usize = 8;
+/// The accumulator's fixed-point unit: 1.0 is QA, and the activation clips to [0, QA].
+pub const QA: i64 = 255;
+/// The output weights' fixed-point unit: fine, since an output weight's rounding error is
+/// multiplied by up to 255 and by the evaluation scale.
+pub const QB: i64 = 1024;
+/// Hundredths of a stone per unit of the network's output.
+pub const EVAL_SCALE: i64 = 400;
+
+/// The network built into the binary (`nets/default.nnue`), read once.
+pub fn embedded() -> Arc<Network> {
+    static EMBEDDED: OnceLock<Arc<Network>> = OnceLock::new();
+    EMBEDDED
+        .get_or_init(|| {
+            let bytes = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/nets/default.nnue"));
+            Arc::new(Network::from_bytes(bytes).expect("the built-in network is valid"))
+        })
+        .clone()
+}
+
+impl Network {
+    /// The network's score of `position` for its side to move, computed from scratch.
+    pub fn evaluate(&self, position: &Position) -> i32 {
+        let accumulator = Accumulator::new(
+            self,
+            position.stones(Color::White),
+            position.stones(Color::Black),
+        );
+        accumulator.output(self, position.side_to_move())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::Rng;
+    use crate::rules::movegen::legal_turns;
+
+    /// A network of random weights of a realistic size.
+    pub(crate) fn random_network(seed: u64) -> Network {
+        let mut rng = Rng::new(seed);
+        let mut small = |range: u64| (rng.below(2 * range + 1) as i64 - range as i64) as i16;
+        let mut fw = Box::new([[0i16; HIDDEN]; features::INPUTS]);
+        for column in fw.iter_mut() {
+            column.iter_mut().for_each(|v| *v = small(300));
+        }
+        let fb = std::array::from_fn(|_| small(200));
+        let mut ow = Box::new([[0i16; 2 * HIDDEN]; BUCKETS]);
+        for row in ow.iter_mut() {
+            row.iter_mut().for_each(|v| *v = small(120));
+        }
+        let ob = std::array::from_fn(|i| i as i32 * 1000 - 3000);
+        Network::from_parts(fw, fb, ow, ob, TrainingSummary::default())
+    }
+
+    #[test]
+    fn incremental_equals_fresh_on_random_playouts() {
+        let network = random_network(1);
+        let scalar = random_network(1).with_scalar_kernel();
+        let mut rng = Rng::new(4);
+        for game in 0..40 {
+            let mut stack = AccumulatorStack::new(&network, 130);
+            let mut position = Position::start();
+            let mut ply = 0;
+            for _ in 0..200 {
+                let fresh = network.evaluate(&position);
+                assert_eq!(
+                    stack.evaluate(&network, &position, ply),
+                    fresh,
+                    "game {game}"
+                );
+                assert_eq!(scalar.evaluate(&position), fresh);
+                assert_eq!(network.evaluate(&position.flip()), fresh, "colour flip");
+                let turns = legal_turns(&position, Default::default());
+                if turns.is_empty() {
+                    break;
+                }
+                position = position.play(turns[rng.below(turns.len() as u64) as usize]);
+                // Wander up and down the stack as a search does.
+                ply = match rng.below(3) {
+                    0 => ply.saturating_sub(1),
+                    _ => (ply + 1).min(129),
+                };
+            }
+        }
+    }
+
+    #[test]
+    fn network_files_round_trip_and_damage_is_refused() {
+        let network = random_network(2);
+        let bytes = network.to_bytes();
+        let again = Network::from_bytes(&bytes).unwrap();
+        assert_eq!(again.to_bytes(), bytes);
+        let message = |b: &[u8]| format!("{:#}", Network::from_bytes(b).unwrap_err());
+        let mut damaged = bytes.clone();
+        damaged[500] ^= 1;
+        assert!(message(&damaged).contains("checksum mismatch"));
+        assert!(message(&bytes[..bytes.len() / 2]).contains("checksum"));
+        assert!(message(b"VATODATA and more").contains("not a Vato network file"));
+        let mut other_shape = bytes.clone();
+        other_shape[16] = 64;
+        assert!(message(&other_shape).contains("architecture"));
+        assert!(!message(&damaged).contains('\n'));
+    }
+
+    #[test]
+    fn the_embedded_network_loads() {
+        let network = embedded();
+        let start = Position::start();
+        assert_eq!(network.evaluate(&start), network.evaluate(&start.flip()));
+    }
+}

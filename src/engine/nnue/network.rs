@@ -1,0 +1,278 @@
+//! The network's weights, its file format, and the output layer.
+//!
+//! File layout (little-endian), described for users in `docs/network.md`:
+//! magic `VATONNUE`, format version (u32), inputs, hidden size, output buckets, QA, QB and
+//! the evaluation scale (u32 each), the training summary (positions u64, epochs u32,
+//! validation loss f32, description length u32 and UTF-8 text), then the feature weights
+//! (inputs x hidden i16, one input's column after another), the feature biases (hidden
+//! i16), the output weights (buckets x 2 hidden i16: the side to move's half first), the
+//! output biases (buckets i32), and an FNV-1a checksum (u64) of every byte before it.
+
+use super::features::INPUTS;
+use super::simd::Kernel;
+use super::{BUCKETS, EVAL_SCALE, HIDDEN, QA, QB};
+use anyhow::{Context, Result, bail};
+use std::path::Path;
+
+const MAGIC: [u8; 8] = *b"VATONNUE";
+/// Bump when the layout or the meaning of a field changes.
+pub const FORMAT_VERSION: u32 = 1;
+/// The longest description a file may carry.
+const MAX_DESCRIPTION: usize = 4096;
+
+/// What a network was trained on, as its file records it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TrainingSummary {
+    /// Positions in the training set.
+    pub positions: u64,
+    /// Passes over them.
+    pub epochs: u32,
+    /// Loss on the held-out positions at the end.
+    pub validation_loss: f32,
+    /// Free text: the data and the settings.
+    pub description: String,
+}
+
+/// A quantised network: 2 x 45 inputs per perspective, a clipped-ReLU accumulator of
+/// [`HIDDEN`] per perspective, and one output per bucket of stone counts.
+#[derive(Clone)]
+pub struct Network {
+    /// Column of each input: added to the accumulator while the input is active.
+    pub(super) feature_weights: Box<[[i16; HIDDEN]; INPUTS]>,
+    pub(super) feature_bias: [i16; HIDDEN],
+    /// Per bucket: the side to move's accumulator's weights, then the other side's.
+    pub(super) output_weights: Box<[[i16; 2 * HIDDEN]; BUCKETS]>,
+    pub(super) output_bias: [i32; BUCKETS],
+    pub(super) kernel: Kernel,
+    summary: TrainingSummary,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Network({INPUTS}x{HIDDEN}x{BUCKETS}, {:?})",
+            self.summary
+        )
+    }
+}
+
+/// The output bucket of a position with `stones` stones on the board.
+#[inline]
+pub fn bucket(stones: u32) -> usize {
+    (stones.saturating_sub(1) as usize / 6).min(BUCKETS - 1)
+}
+
+fn checksum(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &byte in bytes {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+/// Reads little-endian fields in order, failing on a short file.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8]> {
+        if self.bytes.len() - self.at < n {
+            bail!("truncated at byte {}", self.at);
+        }
+        let slice = &self.bytes[self.at..self.at + n];
+        self.at += n;
+        Ok(slice)
+    }
+    fn u32(&mut self) -> Result<u32> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    fn u64(&mut self) -> Result<u64> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().unwrap()))
+    }
+    fn i16s(&mut self, out: &mut [i16]) -> Result<()> {
+        let n = out.len();
+        for (v, b) in out.iter_mut().zip(self.take(2 * n)?.chunks_exact(2)) {
+            *v = i16::from_le_bytes([b[0], b[1]]);
+        }
+        Ok(())
+    }
+}
+
+impl Network {
+    /// A network from its quantised parts.
+    pub fn from_parts(
+        feature_weights: Box<[[i16; HIDDEN]; INPUTS]>,
+        feature_bias: [i16; HIDDEN],
+        output_weights: Box<[[i16; 2 * HIDDEN]; BUCKETS]>,
+        output_bias: [i32; BUCKETS],
+        summary: TrainingSummary,
+    ) -> Network {
+        Network {
+            feature_weights,
+            feature_bias,
+            output_weights,
+            output_bias,
+            kernel: Kernel::detect(),
+            summary,
+        }
+    }
+
+    /// What the network was trained on.
+    pub fn summary(&self) -> &TrainingSummary {
+        &self.summary
+    }
+
+    /// The same network computed with plain loops, for checking the vector kernels.
+    pub fn with_scalar_kernel(mut self) -> Network {
+        self.kernel = Kernel::Scalar;
+        self
+    }
+
+    /// The file's bytes, checksum included.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(2 * INPUTS * HIDDEN + 4096);
+        b.extend_from_slice(&MAGIC);
+        for v in [
+            FORMAT_VERSION,
+            INPUTS as u32,
+            HIDDEN as u32,
+            BUCKETS as u32,
+            QA as u32,
+            QB as u32,
+            EVAL_SCALE as u32,
+        ] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        let s = &self.summary;
+        b.extend_from_slice(&s.positions.to_le_bytes());
+        b.extend_from_slice(&s.epochs.to_le_bytes());
+        b.extend_from_slice(&s.validation_loss.to_bits().to_le_bytes());
+        let text = &s.description.as_bytes()[..s.description.len().min(MAX_DESCRIPTION)];
+        b.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        b.extend_from_slice(text);
+        let i16s = |b: &mut Vec<u8>, values: &[i16]| {
+            for v in values {
+                b.extend_from_slice(&v.to_le_bytes());
+            }
+        };
+        for column in self.feature_weights.iter() {
+            i16s(&mut b, column);
+        }
+        i16s(&mut b, &self.feature_bias);
+        for row in self.output_weights.iter() {
+            i16s(&mut b, row);
+        }
+        for v in self.output_bias {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        let sum = checksum(&b);
+        b.extend_from_slice(&sum.to_le_bytes());
+        b
+    }
+
+    /// Reads a network file's bytes; a foreign, damaged or mismatched file is refused
+    /// with a one-line reason.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network> {
+        if bytes.len() < 8 || bytes[..8] != MAGIC {
+            bail!("not a Vato network file (no VATONNUE header)");
+        }
+        if bytes.len() < 16 {
+            bail!("truncated header");
+        }
+        let (body, stored) = bytes.split_at(bytes.len() - 8);
+        let mut r = Reader { bytes: body, at: 8 };
+        let version = r.u32()?;
+        if version != FORMAT_VERSION {
+            bail!("format version {version}, this Vato reads {FORMAT_VERSION}");
+        }
+        let shape = [r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?];
+        let expected = [
+            INPUTS as u32,
+            HIDDEN as u32,
+            BUCKETS as u32,
+            QA as u32,
+            QB as u32,
+            EVAL_SCALE as u32,
+        ];
+        if shape != expected {
+            bail!(
+                "architecture {}x{}x{} (QA {}, QB {}, scale {}), this Vato runs {}x{}x{} \
+                 (QA {}, QB {}, scale {})",
+                shape[0],
+                shape[1],
+                shape[2],
+                shape[3],
+                shape[4],
+                shape[5],
+                expected[0],
+                expected[1],
+                expected[2],
+                expected[3],
+                expected[4],
+                expected[5]
+            );
+        }
+        if checksum(body) != u64::from_le_bytes(stored.try_into().unwrap()) {
+            bail!("checksum mismatch (the file is damaged)");
+        }
+        let positions = r.u64()?;
+        let epochs = r.u32()?;
+        let validation_loss = f32::from_bits(r.u32()?);
+        let length = r.u32()? as usize;
+        if length > MAX_DESCRIPTION {
+            bail!("description of {length} bytes (at most {MAX_DESCRIPTION})");
+        }
+        let description = String::from_utf8_lossy(r.take(length)?).into_owned();
+        let mut feature_weights = Box::new([[0i16; HIDDEN]; INPUTS]);
+        for column in feature_weights.iter_mut() {
+            r.i16s(column)?;
+        }
+        let mut feature_bias = [0i16; HIDDEN];
+        r.i16s(&mut feature_bias)?;
+        let mut output_weights = Box::new([[0i16; 2 * HIDDEN]; BUCKETS]);
+        for row in output_weights.iter_mut() {
+            r.i16s(row)?;
+        }
+        let mut output_bias = [0i32; BUCKETS];
+        for v in output_bias.iter_mut() {
+            *v = r.u32()? as i32;
+        }
+        if r.at != body.len() {
+            bail!("{} bytes too many", body.len() - r.at);
+        }
+        Ok(Network::from_parts(
+            feature_weights,
+            feature_bias,
+            output_weights,
+            output_bias,
+            crate::engine::nnue::network::TrainingSummary {
+                positions,
+                epochs,
+                validation_loss,
+                description,
+            },
+        ))
+    }
+
+    /// Reads a network file.
+    pub fn load(path: &Path) -> Result<Network> {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        Network::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
+    }
+
+    /// Writes the network to `path` through a temporary file renamed when complete.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let mut temporary = path.as_os_str().to_owned();
+        temporary.push(".partial");
+        let temporary = std::path::PathBuf::from(temporary);
+        std::fs::write(&temporary, self.to_bytes())
+            .with_context(|| format!("cannot write {}", temporary.display()))?;
+        std::fs::rename(&temporary, path)
+            .with_context(|| format!("cannot rename to {}", path.display()))
+    }
+}

@@ -1,0 +1,163 @@
+//! The two vector loops of inference, with AVX2 where the processor has it (checked at
+//! run time) and a scalar version everywhere else. All arithmetic is integer and cannot
+//! overflow, so both give exactly the same result.
+
+use super::HIDDEN;
+use super::features::INPUTS;
+
+/// Which implementation runs, chosen once when a network is made.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// Plain loops.
+    Scalar,
+    /// 256-bit integer instructions.
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+}
+
+impl Kernel {
+    /// The fastest kernel this processor runs.
+    pub fn detect() -> Kernel {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return Kernel::Avx2;
+        }
+        Kernel::Scalar
+    }
+
+    /// `values += Σ columns[a] - Σ columns[s]` over the inputs `a` in `add` and `s` in
+    /// `sub`.
+    #[inline]
+    pub fn update(
+        self,
+        values: &mut [i16; HIDDEN],
+        columns: &[[i16; HIDDEN]; INPUTS],
+        add: &[u8],
+        sub: &[u8],
+    ) {
+        match self {
+            Kernel::Scalar => update_scalar(values, columns, add, sub),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Avx2` is only chosen after the processor reported AVX2.
+            Kernel::Avx2 => unsafe { update_avx2(values, columns, add, sub) },
+        }
+    }
+
+    /// `Σ clamp(values[i], 0, ceiling) * weights[i]`.
+    #[inline]
+    pub fn clipped_dot(self, values: &[i16; HIDDEN], weights: &[i16], ceiling: i16) -> i32 {
+        debug_assert_eq!(weights.len(), HIDDEN);
+        match self {
+            Kernel::Scalar => clipped_dot_scalar(values, weights, ceiling),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above.
+            Kernel::Avx2 => unsafe { clipped_dot_avx2(values, weights, ceiling) },
+        }
+    }
+}
+
+/// Lanes handled together: one 256-bit register of 16-bit values. Each block of the
+/// accumulator stays in a register while every changed column is added to it.
+const BLOCK: usize = 16;
+
+#[inline(always)]
+fn update_scalar(
+    values: &mut [i16; HIDDEN],
+    columns: &[[i16; HIDDEN]; INPUTS],
+    add: &[u8],
+    sub: &[u8],
+) {
+    for start in (0..HIDDEN).step_by(BLOCK) {
+        let mut block: [i16; BLOCK] = values[start..start + BLOCK].try_into().unwrap();
+        for &input in add {
+            let column = &columns[input as usize][start..start + BLOCK];
+            for (v, w) in block.iter_mut().zip(column) {
+                *v = v.wrapping_add(*w);
+            }
+        }
+        for &input in sub {
+            let column = &columns[input as usize][start..start + BLOCK];
+            for (v, w) in block.iter_mut().zip(column) {
+                *v = v.wrapping_sub(*w);
+            }
+        }
+        values[start..start + BLOCK].copy_from_slice(&block);
+    }
+}
+
+fn clipped_dot_scalar(values: &[i16; HIDDEN], weights: &[i16], ceiling: i16) -> i32 {
+    values
+        .iter()
+        .zip(weights)
+        .map(|(&v, &w)| i32::from(v.clamp(0, ceiling)) * i32::from(w))
+        .sum()
+}
+
+/// The scalar loop compiled for AVX2: the compiler vectorises it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn update_avx2(
+    values: &mut [i16; HIDDEN],
+    columns: &[[i16; HIDDEN]; INPUTS],
+    add: &[u8],
+    sub: &[u8],
+) {
+    update_scalar(values, columns, add, sub)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn clipped_dot_avx2(values: &[i16; HIDDEN], weights: &[i16], ceiling: i16) -> i32 {
+    use std::arch::x86_64::*;
+    const LANES: usize = 16;
+    let weights: &[i16; HIDDEN] = weights.try_into().expect("one weight per value");
+    let zero = _mm256_setzero_si256();
+    let top = _mm256_set1_epi16(ceiling);
+    let mut sum = _mm256_setzero_si256();
+    for i in (0..HIDDEN).step_by(LANES) {
+        // SAFETY: i + 16 <= HIDDEN, and unaligned loads accept any address.
+        let (v, w) = unsafe {
+            (
+                _mm256_loadu_si256(values.as_ptr().add(i).cast()),
+                _mm256_loadu_si256(weights.as_ptr().add(i).cast()),
+            )
+        };
+        let clipped = _mm256_min_epi16(_mm256_max_epi16(v, zero), top);
+        // Pairs of 16-bit products added into 32-bit lanes.
+        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(clipped, w));
+    }
+    let halves = _mm_add_epi32(
+        _mm256_castsi256_si128(sum),
+        _mm256_extracti128_si256(sum, 1),
+    );
+    let pairs = _mm_add_epi32(halves, _mm_shuffle_epi32(halves, 0b01_00_11_10));
+    let total = _mm_add_epi32(pairs, _mm_shuffle_epi32(pairs, 0b10_11_00_01));
+    _mm_cvtsi128_si32(total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::Rng;
+
+    #[test]
+    fn every_kernel_gives_the_scalar_result() {
+        let mut rng = Rng::new(9);
+        let mut random = || (rng.below(4001) as i32 - 2000) as i16;
+        for _ in 0..50 {
+            let values: [i16; HIDDEN] = std::array::from_fn(|_| random());
+            let weights: Vec<i16> = (0..HIDDEN).map(|_| random()).collect();
+            let columns: Box<[[i16; HIDDEN]; INPUTS]> =
+                Box::new(std::array::from_fn(|_| std::array::from_fn(|_| random())));
+            let (add, sub) = ([3u8, 50, 89], [7u8, 0]);
+            let expected_dot = clipped_dot_scalar(&values, &weights, 255);
+            let mut expected = values;
+            update_scalar(&mut expected, &columns, &add, &sub);
+            let kernel = Kernel::detect();
+            assert_eq!(kernel.clipped_dot(&values, &weights, 255), expected_dot);
+            let mut got = values;
+            kernel.update(&mut got, &columns, &add, &sub);
+            assert_eq!(got, expected);
+        }
+    }
+}

@@ -1,0 +1,678 @@
+//! `vato train`: fits the network to self-play data on the CPU, in 32-bit floats, and
+//! writes it quantised.
+//!
+//! The network is the engine's ([`crate::engine::nnue`]): 90 inputs per perspective, an
+//! accumulator of `HIDDEN` per side clipped to [0, 1], one linear output per bucket of stone
+//! counts. The output `y` is a score of `y * EVAL_SCALE` hundredths of a stone; the loss is
+//! the squared distance between `sigmoid(score / SCORE_SCALE)` and the target, a blend of
+//! the same sigmoid of the search's score and the game's result (the exact result for
+//! positions labelled by the tables). The inputs are sparse (at most 44 of 90 active), so
+//! a hand-written loop over the active inputs beats a dense tensor library here; each batch
+//! is split between threads, each with its own gradient, summed for one Adam step.
+
+use super::data::Record;
+use crate::engine::nnue::features::{INPUTS, feature};
+use crate::engine::nnue::network::bucket;
+use crate::engine::nnue::{BUCKETS, EVAL_SCALE, HIDDEN, Network, QA, QB, TrainingSummary};
+use crate::progress::JobProgress;
+use crate::random::Rng;
+use crate::rules::geometry::{NUM_SQUARES, Square};
+use crate::rules::position::Color;
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Hundredths of a stone per unit of the sigmoid's argument: a score of this many is a
+/// 73% expected result.
+pub const SCORE_SCALE: f32 = 200.0;
+/// Feature weights stay within this, so that 44 of them and a bias fit the quantised
+/// accumulator's 16 bits.
+const FEATURE_WEIGHT_LIMIT: f32 = 1.98;
+/// Output weights stay within this: times QB it fits 16 bits, and 256 products with the
+/// clipped accumulator (at most 255 each) fit the 32-bit sum.
+const OUTPUT_WEIGHT_LIMIT: f32 = 8.0;
+
+const FEATURE_WEIGHTS: usize = 0;
+const FEATURE_BIAS: usize = FEATURE_WEIGHTS + INPUTS * HIDDEN;
+const OUTPUT_WEIGHTS: usize = FEATURE_BIAS + HIDDEN;
+const OUTPUT_BIAS: usize = OUTPUT_WEIGHTS + BUCKETS * 2 * HIDDEN;
+/// Parameters in all.
+const PARAMETERS: usize = OUTPUT_BIAS + BUCKETS;
+
+/// Training settings.
+#[derive(Clone, Debug)]
+pub struct TrainConfig {
+    /// Passes over the training positions.
+    pub epochs: u32,
+    /// Positions per Adam step.
+    pub batch: usize,
+    /// Adam's step size at the start.
+    pub learning_rate: f32,
+    /// The epoch (from 0) from which the step size is a tenth; by default the last quarter.
+    pub drop_epoch: Option<u32>,
+    /// Weight of the search's score in the target; the rest is the game's result.
+    pub lambda: f32,
+    /// Share of the positions held out for validation.
+    pub validation: f64,
+    /// Threads per batch.
+    pub threads: usize,
+    /// Seed of the initial weights, the split and the order.
+    pub seed: u64,
+    /// Mirror each position by a random symmetry of the board (the four preserve the
+    /// rules and the value).
+    pub augment: bool,
+    /// Where to keep the state after each epoch, to resume from.
+    pub checkpoint: Option<PathBuf>,
+    /// Whether to show progress and per-epoch lines on standard error.
+    pub verbose: bool,
+}
+
+impl Default for TrainConfig {
+    fn default() -> TrainConfig {
+        TrainConfig {
+            epochs: 20,
+            batch: 16_384,
+            learning_rate: 1e-3,
+            drop_epoch: None,
+            lambda: 0.7,
+            validation: 0.02,
+            threads: 2,
+            seed: 1,
+            augment: true,
+            checkpoint: None,
+            verbose: true,
+        }
+    }
+}
+
+/// The trainer's state: parameters and Adam's moments, all that a resumed run needs.
+#[derive(Clone, Debug, PartialEq)]
+struct State {
+    epoch: u32,
+    step: u64,
+    params: Vec<f32>,
+    m: Vec<f32>,
+    v: Vec<f32>,
+}
+
+impl State {
+    fn new(seed: u64) -> State {
+        let mut rng = Rng::new(seed);
+        let mut uniform = |limit: f32| (rng.next_unit() as f32 * 2.0 - 1.0) * limit;
+        let mut params = vec![0.0f32; PARAMETERS];
+        for p in &mut params[FEATURE_WEIGHTS..FEATURE_BIAS] {
+            *p = uniform(0.1);
+        }
+        for p in &mut params[FEATURE_BIAS..OUTPUT_WEIGHTS] {
+            *p = 0.25;
+        }
+        for p in &mut params[OUTPUT_WEIGHTS..OUTPUT_BIAS] {
+            *p = uniform(1.0 / 16.0);
+        }
+        State {
+            epoch: 0,
+            step: 0,
+            params,
+            m: vec![0.0; PARAMETERS],
+            v: vec![0.0; PARAMETERS],
+        }
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut b = Vec::with_capacity(16 + 12 * PARAMETERS + 8);
+        b.extend_from_slice(CHECKPOINT_MAGIC);
+        b.extend_from_slice(&(PARAMETERS as u64).to_le_bytes());
+        b.extend_from_slice(&self.epoch.to_le_bytes());
+        b.extend_from_slice(&self.step.to_le_bytes());
+        for list in [&self.params, &self.m, &self.v] {
+            for x in list.iter() {
+                b.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        let sum = fnv1a(&b);
+        b.extend_from_slice(&sum.to_le_bytes());
+        b
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<State> {
+        let expected = 8 + 8 + 4 + 8 + 12 * PARAMETERS + 8;
+        if bytes.len() < 8 || &bytes[..8] != CHECKPOINT_MAGIC {
+            bail!("not a Vato training checkpoint");
+        }
+        if bytes.len() != expected {
+            bail!(
+                "{} bytes, expected {expected} (another network size?)",
+                bytes.len()
+            );
+        }
+        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        if fnv1a(body) != u64::from_le_bytes(sum.try_into().unwrap()) {
+            bail!("checksum mismatch (the file is damaged)");
+        }
+        let floats = |from: usize| -> Vec<f32> {
+            body[from..from + 4 * PARAMETERS]
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                .collect()
+        };
+        let start = 28;
+        Ok(State {
+            epoch: u32::from_le_bytes(body[16..20].try_into().unwrap()),
+            step: u64::from_le_bytes(body[20..28].try_into().unwrap()),
+            params: floats(start),
+            m: floats(start + 4 * PARAMETERS),
+            v: floats(start + 8 * PARAMETERS),
+        })
+    }
+}
+
+const CHECKPOINT_MAGIC: &[u8; 8] = b"VATOCKPT";
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &byte in bytes {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+#[inline]
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The four symmetries of the board as maps of point indices: identity, mirror across the
+/// centre file, across the centre rank, and both (the half turn).
+fn symmetries() -> [[u8; NUM_SQUARES]; 4] {
+    let mut maps = [[0u8; NUM_SQUARES]; 4];
+    for square in Square::all() {
+        let i = square.index();
+        maps[0][i] = i as u8;
+        maps[1][i] = square.mirror_files().index() as u8;
+        maps[2][i] = square.mirror_ranks().index() as u8;
+        maps[3][i] = square.mirror_files().mirror_ranks().index() as u8;
+    }
+    maps
+}
+
+/// One position ready for the network: the active inputs of the side to move and of the
+/// other side, the bucket and the target.
+struct Sample {
+    ours: [u8; 44],
+    theirs: [u8; 44],
+    count: u8,
+    bucket: u8,
+    target: f32,
+}
+
+fn target(record: &Record, lambda: f32) -> f32 {
+    if record.from_tablebase {
+        record.result.score()
+    } else {
+        let searched = sigmoid(f32::from(record.score) / SCORE_SCALE);
+        lambda * searched + (1.0 - lambda) * record.result.score()
+    }
+}
+
+fn sample(record: &Record, map: &[u8; NUM_SQUARES], lambda: f32) -> Sample {
+    let stm = record.side_to_move;
+    let mut s = Sample {
+        ours: [0; 44],
+        theirs: [0; 44],
+        count: 0,
+        bucket: bucket(record.white.count() + record.black.count()) as u8,
+        target: target(record, lambda),
+    };
+    let mut n = 0;
+    for (stones, color) in [(record.white, Color::White), (record.black, Color::Black)] {
+        for square in stones {
+            let point = map[square.index()] as usize;
+            s.ours[n] = feature(stm, color, point) as u8;
+            s.theirs[n] = feature(stm.opposite(), color, point) as u8;
+            n += 1;
+        }
+    }
+    s.count = n as u8;
+    s
+}
+
+/// Forward pass, and with `gradient` the backward pass added into it; returns the loss.
+fn pass(params: &[f32], s: &Sample, gradient: Option<&mut [f32]>) -> f32 {
+    let mut acc = [[0f32; HIDDEN]; 2];
+    for (side, inputs) in [&s.ours, &s.theirs].into_iter().enumerate() {
+        acc[side].copy_from_slice(&params[FEATURE_BIAS..FEATURE_BIAS + HIDDEN]);
+        for &i in &inputs[..s.count as usize] {
+            let column = &params[FEATURE_WEIGHTS + i as usize * HIDDEN..][..HIDDEN];
+            for (a, w) in acc[side].iter_mut().zip(column) {
+                *a += w;
+            }
+        }
+    }
+    let out = OUTPUT_WEIGHTS + s.bucket as usize * 2 * HIDDEN;
+    let mut y = params[OUTPUT_BIAS + s.bucket as usize];
+    for side in 0..2 {
+        let weights = &params[out + side * HIDDEN..][..HIDDEN];
+        for (a, w) in acc[side].iter().zip(weights) {
+            y += a.clamp(0.0, 1.0) * w;
+        }
+    }
+    let k = EVAL_SCALE as f32 / SCORE_SCALE;
+    let predicted = sigmoid(y * k);
+    let error = predicted - s.target;
+    if let Some(g) = gradient {
+        let dy = 2.0 * error * predicted * (1.0 - predicted) * k;
+        g[OUTPUT_BIAS + s.bucket as usize] += dy;
+        for (side, inputs) in [&s.ours, &s.theirs].into_iter().enumerate() {
+            let mut da = [0f32; HIDDEN];
+            for j in 0..HIDDEN {
+                let a = acc[side][j];
+                let w = out + side * HIDDEN + j;
+                g[w] += dy * a.clamp(0.0, 1.0);
+                if a > 0.0 && a < 1.0 {
+                    da[j] = dy * params[w];
+                }
+            }
+            for (gb, d) in g[FEATURE_BIAS..FEATURE_BIAS + HIDDEN].iter_mut().zip(&da) {
+                *gb += d;
+            }
+            for &i in &inputs[..s.count as usize] {
+                let column = &mut g[FEATURE_WEIGHTS + i as usize * HIDDEN..][..HIDDEN];
+                for (gw, d) in column.iter_mut().zip(&da) {
+                    *gw += d;
+                }
+            }
+        }
+    }
+    error * error
+}
+
+/// Mean loss of `records` (no augmentation), on `threads` threads.
+fn mean_loss(params: &[f32], records: &[Record], lambda: f32, threads: usize) -> f64 {
+    if records.is_empty() {
+        return 0.0;
+    }
+    let identity = symmetries()[0];
+    let per = records.len().div_ceil(threads.max(1));
+    let total: f64 = std::thread::scope(|scope| {
+        let handles: Vec<_> = records
+            .chunks(per)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|r| f64::from(pass(params, &sample(r, &identity, lambda), None)))
+                        .sum::<f64>()
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum()
+    });
+    total / records.len() as f64
+}
+
+/// The losses of one epoch.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct EpochReport {
+    /// 1-based epoch number.
+    pub epoch: u32,
+    /// Mean training loss over the epoch.
+    pub training_loss: f64,
+    /// Mean loss on the held-out positions after it.
+    pub validation_loss: f64,
+    /// Time the epoch took.
+    pub elapsed: Duration,
+}
+
+/// What a training run produced.
+pub struct Trained {
+    /// The quantised network.
+    pub network: Network,
+    /// Loss of the initial weights on the held-out positions.
+    pub initial_validation_loss: f64,
+    /// One report per epoch run (not those a resumed run had done before).
+    pub epochs: Vec<EpochReport>,
+}
+
+/// Trains a network on `records` (shuffled and split here) and returns it quantised.
+pub fn train(records: &[Record], config: &TrainConfig, description: &str) -> Result<Trained> {
+    if records.len() < 2 {
+        bail!("{} positions: too few to train on", records.len());
+    }
+    let mut order: Vec<usize> = (0..records.len()).collect();
+    let mut rng = Rng::new(config.seed ^ 0x5EED);
+    rng.shuffle(&mut order);
+    let held =
+        ((records.len() as f64 * config.validation).round() as usize).clamp(1, records.len() - 1);
+    let validation: Vec<Record> = order[..held].iter().map(|&i| records[i]).collect();
+    let training: Vec<Record> = order[held..].iter().map(|&i| records[i]).collect();
+
+    let mut state = match &config.checkpoint {
+        Some(path) if path.exists() => {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let state = State::from_bytes(&bytes)
+                .with_context(|| format!("{}: not a usable checkpoint", path.display()))?;
+            if config.verbose {
+                eprintln!(
+                    "resuming from {} after epoch {}",
+                    path.display(),
+                    state.epoch
+                );
+            }
+            state
+        }
+        _ => State::new(config.seed),
+    };
+    let threads = config.threads.max(1);
+    let initial_validation_loss = mean_loss(&state.params, &validation, config.lambda, threads);
+    if config.verbose {
+        eprintln!(
+            "{} training positions, {} held out; validation loss {:.5} at epoch {}",
+            training.len(),
+            validation.len(),
+            initial_validation_loss,
+            state.epoch
+        );
+    }
+    let maps = symmetries();
+    let mut reports = Vec::new();
+    while state.epoch < config.epochs {
+        let started = Instant::now();
+        // Each epoch's order and mirrors come from the seed and the epoch number, so a
+        // resumed run goes on exactly as an uninterrupted one.
+        let mut rng = Rng::new(
+            config
+                .seed
+                .wrapping_add(u64::from(state.epoch) * 0x9E37_79B9),
+        );
+        let mut order: Vec<u32> = (0..training.len() as u32).collect();
+        rng.shuffle(&mut order);
+        let drop = config.drop_epoch.unwrap_or(config.epochs * 3 / 4);
+        let late = state.epoch >= drop;
+        let rate = if late {
+            config.learning_rate * 0.1
+        } else {
+            config.learning_rate
+        };
+        let mut progress = config.verbose.then(|| {
+            JobProgress::new(
+                &format!("epoch {}/{}", state.epoch + 1, config.epochs),
+                training.len() as u64,
+                "positions",
+                None,
+            )
+        });
+        let mut loss_sum = 0f64;
+        let mut gradients = vec![vec![0f32; PARAMETERS]; threads];
+        for (b, batch) in order.chunks(config.batch.max(1)).enumerate() {
+            let samples: Vec<Sample> = batch
+                .iter()
+                .map(|&i| {
+                    let r = &training[i as usize];
+                    let map = if config.augment {
+                        &maps[rng.below(4) as usize]
+                    } else {
+                        &maps[0]
+                    };
+                    sample(r, map, config.lambda)
+                })
+                .collect();
+            let per = samples.len().div_ceil(threads);
+            let params = &state.params;
+            let losses: Vec<f64> = std::thread::scope(|scope| {
+                let handles: Vec<_> = samples
+                    .chunks(per)
+                    .zip(gradients.iter_mut())
+                    .map(|(part, g)| {
+                        scope.spawn(move || {
+                            g.iter_mut().for_each(|x| *x = 0.0);
+                            part.iter()
+                                .map(|s| f64::from(pass(params, s, Some(g))))
+                                .sum::<f64>()
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            loss_sum += losses.iter().sum::<f64>();
+            let parts = losses.len();
+            let scale = 1.0 / samples.len() as f32;
+            adam_step(&mut state, &gradients[..parts], scale, rate);
+            if let Some(p) = progress.as_mut() {
+                p.set(((b + 1) * config.batch).min(training.len()) as u64);
+            }
+        }
+        if let Some(p) = progress {
+            p.finish();
+        }
+        state.epoch += 1;
+        let report = EpochReport {
+            epoch: state.epoch,
+            training_loss: loss_sum / training.len() as f64,
+            validation_loss: mean_loss(&state.params, &validation, config.lambda, threads),
+            elapsed: started.elapsed(),
+        };
+        if config.verbose {
+            eprintln!(
+                "epoch {:>3}/{}: training loss {:.5}, validation loss {:.5}, {:.1} s",
+                report.epoch,
+                config.epochs,
+                report.training_loss,
+                report.validation_loss,
+                report.elapsed.as_secs_f64()
+            );
+        }
+        reports.push(report);
+        if let Some(path) = &config.checkpoint {
+            write_atomically(path, &state.to_bytes())?;
+        }
+    }
+    let validation_loss = reports
+        .last()
+        .map_or(initial_validation_loss, |r| r.validation_loss);
+    let summary = TrainingSummary {
+        positions: records.len() as u64,
+        epochs: state.epoch,
+        validation_loss: validation_loss as f32,
+        description: description.to_string(),
+    };
+    Ok(Trained {
+        network: quantise(&state.params, summary),
+        initial_validation_loss,
+        epochs: reports,
+    })
+}
+
+fn adam_step(state: &mut State, gradients: &[Vec<f32>], scale: f32, rate: f32) {
+    const BETA1: f32 = 0.9;
+    const BETA2: f32 = 0.999;
+    const EPSILON: f32 = 1e-8;
+    state.step += 1;
+    let t = state.step as i32;
+    let correction1 = 1.0 - BETA1.powi(t);
+    let correction2 = 1.0 - BETA2.powi(t);
+    for i in 0..PARAMETERS {
+        let g = gradients.iter().map(|g| g[i]).sum::<f32>() * scale;
+        state.m[i] = BETA1 * state.m[i] + (1.0 - BETA1) * g;
+        state.v[i] = BETA2 * state.v[i] + (1.0 - BETA2) * g * g;
+        let step =
+            rate * (state.m[i] / correction1) / ((state.v[i] / correction2).sqrt() + EPSILON);
+        let limit = if i < FEATURE_BIAS + HIDDEN {
+            FEATURE_WEIGHT_LIMIT
+        } else if i < OUTPUT_BIAS {
+            OUTPUT_WEIGHT_LIMIT
+        } else {
+            f32::MAX
+        };
+        state.params[i] = (state.params[i] - step).clamp(-limit, limit);
+    }
+}
+
+/// The float parameters as the engine's integers.
+fn quantise(params: &[f32], summary: TrainingSummary) -> Network {
+    let q = |x: f32, unit: i64| (x * unit as f32).round();
+    let mut feature_weights = Box::new([[0i16; HIDDEN]; INPUTS]);
+    for (i, column) in feature_weights.iter_mut().enumerate() {
+        for (j, w) in column.iter_mut().enumerate() {
+            *w = q(params[FEATURE_WEIGHTS + i * HIDDEN + j], QA) as i16;
+        }
+    }
+    let feature_bias = std::array::from_fn(|j| q(params[FEATURE_BIAS + j], QA) as i16);
+    let mut output_weights = Box::new([[0i16; 2 * HIDDEN]; BUCKETS]);
+    for (b, row) in output_weights.iter_mut().enumerate() {
+        for (j, w) in row.iter_mut().enumerate() {
+            *w = q(params[OUTPUT_WEIGHTS + b * 2 * HIDDEN + j], QB) as i16;
+        }
+    }
+    let output_bias = std::array::from_fn(|b| q(params[OUTPUT_BIAS + b], QA * QB) as i32);
+    Network::from_parts(
+        feature_weights,
+        feature_bias,
+        output_weights,
+        output_bias,
+        summary,
+    )
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".partial");
+    let temporary = PathBuf::from(temporary);
+    std::fs::write(&temporary, bytes)
+        .with_context(|| format!("cannot write {}", temporary.display()))?;
+    std::fs::rename(&temporary, path)
+        .with_context(|| format!("cannot rename to {}", path.display()))
+}
+
+/// The float network's score of a record's position, in hundredths of a stone; for
+/// checking the quantised network against it.
+#[cfg(test)]
+fn float_score(params: &[f32], record: &Record) -> f32 {
+    let s = sample(record, &symmetries()[0], 0.0);
+    let mut acc = [[0f32; HIDDEN]; 2];
+    for (side, inputs) in [&s.ours, &s.theirs].into_iter().enumerate() {
+        acc[side].copy_from_slice(&params[FEATURE_BIAS..FEATURE_BIAS + HIDDEN]);
+        for &i in &inputs[..s.count as usize] {
+            for (a, w) in acc[side]
+                .iter_mut()
+                .zip(&params[FEATURE_WEIGHTS + i as usize * HIDDEN..][..HIDDEN])
+            {
+                *a += w;
+            }
+        }
+    }
+    let out = OUTPUT_WEIGHTS + s.bucket as usize * 2 * HIDDEN;
+    let mut y = params[OUTPUT_BIAS + s.bucket as usize];
+    for side in 0..2 {
+        for (a, w) in acc[side]
+            .iter()
+            .zip(&params[out + side * HIDDEN..][..HIDDEN])
+        {
+            y += a.clamp(0.0, 1.0) * w;
+        }
+    }
+    y * EVAL_SCALE as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::search::Limits;
+    use crate::learn::datagen::{DatagenConfig, run};
+    use std::sync::atomic::AtomicBool;
+
+    fn small_data(name: &str) -> Vec<Record> {
+        let dir = std::env::temp_dir().join(format!("vato-train-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = DatagenConfig {
+            output: dir.join("d"),
+            games: 12,
+            limits: Limits::to_depth(2),
+            opening_turns: 6,
+            skip_turns: 0,
+            threads: 2,
+            seed: 3,
+            tablebase: None,
+            search: Default::default(),
+            network: None,
+        };
+        run(&config, &AtomicBool::new(false)).unwrap();
+        let records = crate::learn::data::read_file(&dir.join("d")).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        records
+    }
+
+    #[test]
+    fn training_lowers_the_loss_and_resumes_where_it_stopped() {
+        let records = small_data("loss");
+        assert!(records.len() > 300, "{}", records.len());
+        let dir = std::env::temp_dir().join(format!("vato-ckpt-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = TrainConfig {
+            epochs: 4,
+            batch: 64,
+            learning_rate: 3e-3,
+            drop_epoch: Some(5),
+            validation: 0.1,
+            checkpoint: Some(dir.join("c")),
+            verbose: false,
+            ..TrainConfig::default()
+        };
+        let trained = train(&records, &config, "test").unwrap();
+        let last = trained.epochs.last().unwrap();
+        assert!(
+            last.training_loss < trained.epochs[0].training_loss
+                && last.validation_loss < trained.initial_validation_loss,
+            "{:?} from {}",
+            trained.epochs,
+            trained.initial_validation_loss
+        );
+        // Two more epochs from the checkpoint equal six epochs in one go.
+        let six = TrainConfig {
+            epochs: 6,
+            checkpoint: None,
+            ..config.clone()
+        };
+        let resumed = train(
+            &records,
+            &TrainConfig {
+                epochs: 6,
+                ..config
+            },
+            "test",
+        )
+        .unwrap();
+        assert_eq!(resumed.epochs.len(), 2);
+        let straight = train(&records, &six, "test").unwrap();
+        assert!(
+            resumed.network.to_bytes() == straight.network.to_bytes(),
+            "a resumed run goes on exactly as an uninterrupted one"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_quantised_network_follows_the_float_one() {
+        let records = small_data("quantised");
+        let state = State::new(7);
+        let network = quantise(&state.params, TrainingSummary::default());
+        for r in records.iter().take(200) {
+            let exact = float_score(&state.params, r);
+            let quantised = network.evaluate(&r.position()) as f32;
+            assert!(
+                (exact - quantised).abs() <= 2.0 + exact.abs() * 0.02,
+                "{exact} vs {quantised}"
+            );
+        }
+    }
+
+    #[test]
+    fn checkpoints_round_trip_and_damage_is_refused() {
+        let state = State::new(3);
+        let bytes = state.to_bytes();
+        assert_eq!(State::from_bytes(&bytes).unwrap(), state);
+        let mut damaged = bytes.clone();
+        damaged[100] ^= 2;
+        assert!(format!("{:#}", State::from_bytes(&damaged).unwrap_err()).contains("checksum"));
+    }
+}

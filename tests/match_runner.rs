@@ -414,8 +414,10 @@ fn sprt_stops_the_match_at_a_bound() {
     assert!(stdout.contains("H1 accepted"), "{stdout}");
     assert!(stdout.contains("(bounds -2.20, 2.20)"), "{stdout}");
     let games = read_records(Path::new(&pgn));
+    // Never before ten pairs, however one-sided: the variance of a few pairs is no
+    // estimate, and one pair of two wins used to pass the bound by itself.
     assert!(
-        !games.is_empty() && games.len().is_multiple_of(2),
+        games.len() >= 20 && games.len().is_multiple_of(2),
         "{} games",
         games.len()
     );

@@ -134,6 +134,12 @@ pub enum EloModel {
     Normalized,
 }
 
+/// Pairs played before an SPRT may stop a match. The pentanomial variance of a handful of
+/// pairs is no estimate (one pair has none, and the regularisation leaves it near zero),
+/// so the log-likelihood ratio of the first pairs can pass any bound by itself: a single
+/// pair of 1.5 points gave an LLR of 7.3 against bounds of +/- 2.94.
+pub const SPRT_MIN_PAIRS: u64 = 10;
+
 /// The settings of a sequential probability ratio test: H0 "the first engine is `elo0`
 /// stronger" against H1 "it is `elo1` stronger", with error rates `alpha` and `beta`.
 #[derive(Copy, Clone, Debug, PartialEq)]

@@ -3,9 +3,9 @@
 //! The crate is built in layers; each uses only the layers below it.
 //!
 //! ```text
-//!   cli (command line)      protocol (parser, options, session)      runner (vato match)
-//!          \                      |                                     /
-//!           +-------------- engine (search, evaluate, tt, timeman, bench)
+//!   cli (command line)   protocol (parser, options, session)   runner   learn (datagen, train)
+//!          \                      |                                |       /
+//!           +-------------- engine (search, evaluate, nnue, tt, timeman, bench)
 //!                                 |            \
 //!                                 |          tablebase (index, values, files, probe, solver)
 //!                                 |            /
@@ -19,6 +19,8 @@
 //! - [`engine`]: evaluation and the search, which may consult the tables.
 //! - [`protocol`]: the UCI-style line protocol spoken on standard input and output.
 //! - [`runner`]: the match runner, which drives engines as child processes.
+//! - [`learn`]: self-play training data and the trainer of the evaluation network; it
+//!   uses the runner's opening generator and writes the files the engine's network reads.
 //! - [`cli`]: the command line that starts each of them.
 //! - [`fuzzing`]: the fuzz targets' entry points, also replayed by the ordinary tests.
 //! - [`progress`], [`random`] and [`timestamp`]: progress of long jobs, seedable random

@@ -52,33 +52,34 @@ impl Accumulator {
     /// the stones that changed.
     #[inline]
     pub fn update(&mut self, network: &Network, white: Bitboard, black: Bitboard) {
-        let changes = [
+        // The inputs of both perspectives, gathered in one pass over the changed stones.
+        let mut add = [[0u8; MAX_CHANGES]; 2];
+        let mut sub = [[0u8; MAX_CHANGES]; 2];
+        let (mut adds, mut subs) = (0, 0);
+        for (stone, squares, added) in [
             (Color::White, white & !self.white, true),
-            (Color::White, self.white & !white, false),
             (Color::Black, black & !self.black, true),
+            (Color::White, self.white & !white, false),
             (Color::Black, self.black & !black, false),
-        ];
-        for perspective in [Color::White, Color::Black] {
-            let mut add = [0u8; MAX_CHANGES];
-            let mut sub = [0u8; MAX_CHANGES];
-            let (mut adds, mut subs) = (0, 0);
-            for &(stone, squares, added) in &changes {
-                for square in squares {
-                    let input = feature(perspective, stone, square.index()) as u8;
-                    if added {
-                        add[adds] = input;
-                        adds += 1;
-                    } else {
-                        sub[subs] = input;
-                        subs += 1;
-                    }
-                }
+        ] {
+            for square in squares {
+                let (list, n) = if added {
+                    (&mut add, &mut adds)
+                } else {
+                    (&mut sub, &mut subs)
+                };
+                list[0][*n] = feature(Color::White, stone, square.index()) as u8;
+                list[1][*n] = feature(Color::Black, stone, square.index()) as u8;
+                *n += 1;
             }
+        }
+        for perspective in [Color::White, Color::Black] {
+            let side = perspective.index();
             network.kernel.update(
-                &mut self.values[perspective.index()],
+                &mut self.values[side],
                 &network.feature_weights,
-                &add[..adds],
-                &sub[..subs],
+                &add[side][..adds],
+                &sub[side][..subs],
             );
         }
         self.white = white;

@@ -56,10 +56,6 @@ impl Kernel {
     }
 }
 
-/// Lanes handled together: one 256-bit register of 16-bit values. Each block of the
-/// accumulator stays in a register while every changed column is added to it.
-const BLOCK: usize = 16;
-
 #[inline(always)]
 fn update_scalar(
     values: &mut [i16; HIDDEN],
@@ -67,22 +63,22 @@ fn update_scalar(
     add: &[u8],
     sub: &[u8],
 ) {
-    for start in (0..HIDDEN).step_by(BLOCK) {
-        let mut block: [i16; BLOCK] = values[start..start + BLOCK].try_into().unwrap();
-        for &input in add {
-            let column = &columns[input as usize][start..start + BLOCK];
-            for (v, w) in block.iter_mut().zip(column) {
-                *v = v.wrapping_add(*w);
-            }
+    // A local copy the compiler can keep in vector registers (128 values: 8 of 256 bits)
+    // while every changed column is added in.
+    let mut sum = *values;
+    for &input in add {
+        let column = &columns[input as usize];
+        for (s, w) in sum.iter_mut().zip(column) {
+            *s = s.wrapping_add(*w);
         }
-        for &input in sub {
-            let column = &columns[input as usize][start..start + BLOCK];
-            for (v, w) in block.iter_mut().zip(column) {
-                *v = v.wrapping_sub(*w);
-            }
-        }
-        values[start..start + BLOCK].copy_from_slice(&block);
     }
+    for &input in sub {
+        let column = &columns[input as usize];
+        for (s, w) in sum.iter_mut().zip(column) {
+            *s = s.wrapping_sub(*w);
+        }
+    }
+    *values = sum;
 }
 
 fn clipped_dot_scalar(values: &[i16; HIDDEN], weights: &[i16], ceiling: i16) -> i32 {

@@ -5,6 +5,7 @@ mod common;
 use common::playout;
 use proptest::prelude::*;
 use vato::engine::evaluate::{evaluate, terms};
+use vato::engine::nnue::{AccumulatorStack, embedded};
 use vato::rules::ChainRule;
 use vato::rules::movegen::{count_turns, has_capture, legal_routes, legal_turns};
 use vato::rules::notation::{parse_turn, spell_turn, spelled_turns};
@@ -101,6 +102,28 @@ proptest! {
             prop_assert_eq!(evaluate(&p), evaluate(&p.flip()), "{}", p);
             let terms: i32 = terms(&p).iter().map(|t| t.value).sum();
             prop_assert_eq!(terms, evaluate(&p));
+        }
+    }
+
+    #[test]
+    fn the_network_updated_along_a_game_equals_it_computed_afresh(
+        seed in any::<u64>(),
+        wander in any::<u64>(),
+    ) {
+        let network = embedded();
+        let scalar = (*network).clone().with_scalar_kernel();
+        let mut stack = AccumulatorStack::new(&network, 130);
+        // The plies go up and down as in a search, so that updates start from parents,
+        // grandparents, siblings and stale entries alike.
+        let mut ply = 0usize;
+        let mut bits = wander | 1;
+        for p in playout(seed, 150, ChainRule::Optional) {
+            let fresh = network.evaluate(&p);
+            prop_assert_eq!(stack.evaluate(&network, &p, ply), fresh, "{}", p);
+            prop_assert_eq!(scalar.evaluate(&p), fresh, "scalar kernel: {}", p);
+            prop_assert_eq!(network.evaluate(&p.flip()), fresh, "colour flip: {}", p);
+            bits = bits.rotate_left(7) ^ (bits >> 3);
+            ply = if bits % 3 == 0 { ply.saturating_sub(1) } else { (ply + 1).min(129) };
         }
     }
 

@@ -426,7 +426,7 @@ fn is_log_line(line: &str, direction: &str, text: &str) -> bool {
 // 1. Handshake
 // ---------------------------------------------------------------------------------------
 
-const OPTION_NAMES: [&str; 15] = [
+const OPTION_NAMES: [&str; 17] = [
     "Hash",
     "Clear Hash",
     "Threads",
@@ -442,6 +442,8 @@ const OPTION_NAMES: [&str; 15] = [
     "UCI_LimitStrength",
     "UCI_Elo",
     "UCI_ShowWDL",
+    "UseNNUE",
+    "EvalFile",
 ];
 
 /// Sends `hello` (`uci` or `ugi`) and checks the identification, one declaration per

@@ -23,8 +23,9 @@
 //!   uses the runner's opening generator and writes the files the engine's network reads.
 //! - [`cli`]: the command line that starts each of them.
 //! - [`fuzzing`]: the fuzz targets' entry points, also replayed by the ordinary tests.
-//! - [`progress`], [`random`] and [`timestamp`]: progress of long jobs, seedable random
-//!   numbers and UTC dates, shared by layers.
+//! - [`progress`], [`random`], [`safe_file`] and [`timestamp`]: progress of long jobs,
+//!   seedable random numbers, checksummed files written atomically and UTC dates, shared
+//!   by layers.
 //!
 //! The items that most callers need are re-exported here.
 
@@ -37,6 +38,7 @@ pub mod protocol;
 pub mod random;
 pub mod rules;
 pub mod runner;
+pub mod safe_file;
 pub mod tablebase;
 pub mod timestamp;
 

@@ -6,6 +6,7 @@
 
 use crate::rules::bitboard::Bitboard;
 use crate::rules::position::{Color, Position};
+use crate::safe_file::{Fnv1a, partial_path};
 use anyhow::{Context, Result, bail};
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
@@ -128,12 +129,10 @@ impl Record {
 
 /// FNV-1a over a chunk header's fields and its records.
 fn checksum(header: &[u8], records: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &byte in header[..CHECKSUM_AT].iter().chain(records) {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
+    Fnv1a::default()
+        .update(&header[..CHECKSUM_AT])
+        .update(records)
+        .finish()
 }
 
 fn chunk_bytes(records: &[Record]) -> Vec<u8> {
@@ -165,9 +164,7 @@ pub struct DataWriter {
 impl DataWriter {
     /// Starts writing to `path` (through `path` + `.partial`).
     pub fn create(path: &Path) -> Result<DataWriter> {
-        let mut temporary = path.as_os_str().to_owned();
-        temporary.push(".partial");
-        let temporary = PathBuf::from(temporary);
+        let temporary = partial_path(path);
         let file = File::create(&temporary)
             .with_context(|| format!("cannot create {}", temporary.display()))?;
         Ok(DataWriter {

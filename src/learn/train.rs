@@ -18,8 +18,9 @@ use crate::progress::JobProgress;
 use crate::random::Rng;
 use crate::rules::geometry::{NUM_SQUARES, Square};
 use crate::rules::position::Color;
+use crate::safe_file::{fnv1a, write_atomically};
 use anyhow::{Context, Result, bail};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// Hundredths of a stone per unit of the sigmoid's argument: a score of this many is a
@@ -167,15 +168,6 @@ impl State {
 }
 
 const CHECKPOINT_MAGIC: &[u8; 8] = b"VATOCKPT";
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &byte in bytes {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
-}
 
 #[inline]
 fn sigmoid(x: f32) -> f32 {
@@ -532,16 +524,6 @@ fn quantise(params: &[f32], summary: TrainingSummary) -> Network {
         output_bias,
         summary,
     )
-}
-
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".partial");
-    let temporary = PathBuf::from(temporary);
-    std::fs::write(&temporary, bytes)
-        .with_context(|| format!("cannot write {}", temporary.display()))?;
-    std::fs::rename(&temporary, path)
-        .with_context(|| format!("cannot rename to {}", path.display()))
 }
 
 /// The float network's score of a record's position, in hundredths of a stone; for

@@ -11,6 +11,7 @@
 use super::features::INPUTS;
 use super::simd::Kernel;
 use super::{BUCKETS, EVAL_SCALE, HIDDEN, QA, QB};
+use crate::safe_file::{fnv1a, write_atomically};
 use anyhow::{Context, Result, bail};
 use std::path::Path;
 
@@ -63,14 +64,15 @@ pub fn bucket(stones: u32) -> usize {
     (stones.saturating_sub(1) as usize / 6).min(BUCKETS - 1)
 }
 
-fn checksum(bytes: &[u8]) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for &byte in bytes {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    hash
-}
+/// The shape fields of the header: inputs, accumulator size, buckets, QA, QB, scale.
+const ARCHITECTURE: [u32; 6] = [
+    INPUTS as u32,
+    HIDDEN as u32,
+    BUCKETS as u32,
+    QA as u32,
+    QB as u32,
+    EVAL_SCALE as u32,
+];
 
 /// Reads little-endian fields in order, failing on a short file.
 struct Reader<'a> {
@@ -136,15 +138,7 @@ impl Network {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut b = Vec::with_capacity(2 * INPUTS * HIDDEN + 4096);
         b.extend_from_slice(&MAGIC);
-        for v in [
-            FORMAT_VERSION,
-            INPUTS as u32,
-            HIDDEN as u32,
-            BUCKETS as u32,
-            QA as u32,
-            QB as u32,
-            EVAL_SCALE as u32,
-        ] {
+        for v in std::iter::once(FORMAT_VERSION).chain(ARCHITECTURE) {
             b.extend_from_slice(&v.to_le_bytes());
         }
         let s = &self.summary;
@@ -169,7 +163,7 @@ impl Network {
         for v in self.output_bias {
             b.extend_from_slice(&v.to_le_bytes());
         }
-        let sum = checksum(&b);
+        let sum = fnv1a(&b);
         b.extend_from_slice(&sum.to_le_bytes());
         b
     }
@@ -190,14 +184,7 @@ impl Network {
             bail!("format version {version}, this Vato reads {FORMAT_VERSION}");
         }
         let shape = [r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?];
-        let expected = [
-            INPUTS as u32,
-            HIDDEN as u32,
-            BUCKETS as u32,
-            QA as u32,
-            QB as u32,
-            EVAL_SCALE as u32,
-        ];
+        let expected = ARCHITECTURE;
         if shape != expected {
             bail!(
                 "architecture {}x{}x{} (QA {}, QB {}, scale {}), this Vato runs {}x{}x{} \
@@ -216,7 +203,7 @@ impl Network {
                 expected[5]
             );
         }
-        if checksum(body) != u64::from_le_bytes(stored.try_into().unwrap()) {
+        if fnv1a(body) != u64::from_le_bytes(stored.try_into().unwrap()) {
             bail!("checksum mismatch (the file is damaged)");
         }
         let positions = r.u64()?;
@@ -267,12 +254,6 @@ impl Network {
 
     /// Writes the network to `path` through a temporary file renamed when complete.
     pub fn save(&self, path: &Path) -> Result<()> {
-        let mut temporary = path.as_os_str().to_owned();
-        temporary.push(".partial");
-        let temporary = std::path::PathBuf::from(temporary);
-        std::fs::write(&temporary, self.to_bytes())
-            .with_context(|| format!("cannot write {}", temporary.display()))?;
-        std::fs::rename(&temporary, path)
-            .with_context(|| format!("cannot rename to {}", path.display()))
+        write_atomically(path, &self.to_bytes())
     }
 }

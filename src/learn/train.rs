@@ -229,8 +229,9 @@ fn sample(record: &Record, map: &[u8; NUM_SQUARES], lambda: f32) -> Sample {
     s
 }
 
-/// Forward pass, and with `gradient` the backward pass added into it; returns the loss.
-fn pass(params: &[f32], s: &Sample, gradient: Option<&mut [f32]>) -> f32 {
+/// The forward pass: the accumulators of both sides (before the activation) and the
+/// output `y`, in units of `EVAL_SCALE` hundredths of a stone.
+fn forward(params: &[f32], s: &Sample) -> ([[f32; HIDDEN]; 2], f32) {
     let mut acc = [[0f32; HIDDEN]; 2];
     for (side, inputs) in [&s.ours, &s.theirs].into_iter().enumerate() {
         acc[side].copy_from_slice(&params[FEATURE_BIAS..FEATURE_BIAS + HIDDEN]);
@@ -249,6 +250,13 @@ fn pass(params: &[f32], s: &Sample, gradient: Option<&mut [f32]>) -> f32 {
             y += a.clamp(0.0, 1.0) * w;
         }
     }
+    (acc, y)
+}
+
+/// Forward pass, and with `gradient` the backward pass added into it; returns the loss.
+fn pass(params: &[f32], s: &Sample, gradient: Option<&mut [f32]>) -> f32 {
+    let (acc, y) = forward(params, s);
+    let out = OUTPUT_WEIGHTS + s.bucket as usize * 2 * HIDDEN;
     let k = EVAL_SCALE as f32 / SCORE_SCALE;
     let predicted = sigmoid(y * k);
     let error = predicted - s.target;
@@ -530,29 +538,7 @@ fn quantise(params: &[f32], summary: TrainingSummary) -> Network {
 /// checking the quantised network against it.
 #[cfg(test)]
 fn float_score(params: &[f32], record: &Record) -> f32 {
-    let s = sample(record, &symmetries()[0], 0.0);
-    let mut acc = [[0f32; HIDDEN]; 2];
-    for (side, inputs) in [&s.ours, &s.theirs].into_iter().enumerate() {
-        acc[side].copy_from_slice(&params[FEATURE_BIAS..FEATURE_BIAS + HIDDEN]);
-        for &i in &inputs[..s.count as usize] {
-            for (a, w) in acc[side]
-                .iter_mut()
-                .zip(&params[FEATURE_WEIGHTS + i as usize * HIDDEN..][..HIDDEN])
-            {
-                *a += w;
-            }
-        }
-    }
-    let out = OUTPUT_WEIGHTS + s.bucket as usize * 2 * HIDDEN;
-    let mut y = params[OUTPUT_BIAS + s.bucket as usize];
-    for side in 0..2 {
-        for (a, w) in acc[side]
-            .iter()
-            .zip(&params[out + side * HIDDEN..][..HIDDEN])
-        {
-            y += a.clamp(0.0, 1.0) * w;
-        }
-    }
+    let (_, y) = forward(params, &sample(record, &symmetries()[0], 0.0));
     y * EVAL_SCALE as f32
 }
 

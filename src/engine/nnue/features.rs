@@ -5,7 +5,6 @@
 //! is the turn [`Position::flip`](crate::rules::position::Position::flip) makes, so a
 //! position and its flip give the side to move the same inputs.
 
-use crate::rules::bitboard::Bitboard;
 use crate::rules::geometry::NUM_SQUARES;
 use crate::rules::position::Color;
 
@@ -26,35 +25,17 @@ pub fn feature(perspective: Color, stone: Color, index: usize) -> usize {
     }
 }
 
-/// Calls `f` with every active input of `perspective` for the given stones.
-#[inline]
-pub fn for_each_feature(
-    perspective: Color,
-    white: Bitboard,
-    black: Bitboard,
-    mut f: impl FnMut(usize),
-) {
-    for square in white {
-        f(feature(perspective, Color::White, square.index()));
-    }
-    for square in black {
-        f(feature(perspective, Color::Black, square.index()));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rules::position::Position;
 
     fn active(perspective: Color, p: &Position) -> Vec<usize> {
-        let mut v = Vec::new();
-        for_each_feature(
-            perspective,
-            p.stones(Color::White),
-            p.stones(Color::Black),
-            |i| v.push(i),
-        );
+        let mut v: Vec<usize> = [Color::White, Color::Black]
+            .into_iter()
+            .flat_map(|stone| p.stones(stone).into_iter().map(move |s| (stone, s)))
+            .map(|(stone, square)| feature(perspective, stone, square.index()))
+            .collect();
         v.sort();
         v
     }

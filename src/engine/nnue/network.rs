@@ -236,7 +236,7 @@ impl Network {
             feature_bias,
             output_weights,
             output_bias,
-            crate::engine::nnue::network::TrainingSummary {
+            TrainingSummary {
                 positions,
                 epochs,
                 validation_loss,

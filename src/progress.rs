@@ -1,13 +1,33 @@
-//! Progress of long jobs on standard error: a bar with the rate and the time left on a
-//! terminal (drawn by `indicatif`), and where standard error is a file or a pipe, a plain
-//! line now and then, so that the logs of batch runs stay readable.
+//! Long jobs: stopping them with Ctrl-C, and their progress on standard error (a bar with
+//! the rate and the time left on a terminal, drawn by `indicatif`, and where standard error
+//! is a file or a pipe, a plain line now and then, so that the logs of batch runs stay
+//! readable).
 
+use anyhow::{Result, anyhow};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// How often a plain progress line is written when standard error is not a terminal.
 pub const PLAIN_EVERY: Duration = Duration::from_secs(10);
+
+/// A flag that the first Ctrl-C sets, saying `what_happens` on standard error, so that a
+/// long job can end cleanly; a second Ctrl-C quits at once (exit status 130). A process
+/// can install this once.
+pub fn stop_on_ctrl_c(what_happens: &'static str) -> Result<Arc<AtomicBool>> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("Stopping: {what_happens} (Ctrl-C again quits at once)");
+    })
+    .map_err(|e| anyhow!("cannot install the Ctrl-C handler: {e}"))?;
+    Ok(stop)
+}
 
 /// The progress of one job of a known size.
 pub struct JobProgress {

@@ -5,12 +5,11 @@ use crate::engine::nnue::Network;
 use crate::engine::search::{Limits, SearchConfig};
 use crate::rules::Rules;
 use crate::tablebase::Tablebase;
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, bail};
 use clap::Args;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// `vato datagen` options.
 #[derive(Debug, Args)]
@@ -84,15 +83,7 @@ pub fn run_datagen(args: DatagenArgs, out: &mut impl Write) -> Result<()> {
         tablebase,
         search: SearchConfig::default(),
     };
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
-    ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        eprintln!("Stopping: writing the finished games (Ctrl-C again quits at once)");
-    })
-    .map_err(|e| anyhow!("cannot install the Ctrl-C handler: {e}"))?;
+    let stop = crate::progress::stop_on_ctrl_c("writing the finished games")?;
     let summary = run(&config, &stop)?;
     writeln!(
         out,

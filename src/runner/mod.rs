@@ -28,8 +28,6 @@ use standings::{Outcome, Standings, sprt_line};
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Runs `vato match`: a summary of a record file, a list of generated openings, or a
 /// match (stopped cleanly by Ctrl-C).
@@ -51,15 +49,7 @@ pub fn run_cli(args: MatchArgs, out: &mut dyn Write) -> Result<()> {
         return Ok(());
     }
     let config = args.config(seed)?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
-    ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
-        }
-        eprintln!("Stopping: abandoning the games in progress (Ctrl-C again quits at once)");
-    })
-    .map_err(|e| anyhow!("cannot install the Ctrl-C handler: {e}"))?;
+    let stop = crate::progress::stop_on_ctrl_c("abandoning the games in progress")?;
     let summary = run_match(&config, &stop, out)?;
     if summary.interrupted {
         bail!("interrupted");

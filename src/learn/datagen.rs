@@ -93,7 +93,7 @@ fn play_game(config: &DatagenConfig, index: u64, stop: &AtomicBool) -> Result<Pl
     let mut game = opening.game(rules);
     let tt = Arc::new(TranspositionTable::new(TT_MEGABYTES));
     let signals = Signals::new(false);
-    let mut scored: Vec<(Record, Color)> = Vec::new();
+    let mut scored: Vec<Record> = Vec::new();
     let mut turn = 0usize;
     while game.status() == Status::Ongoing {
         if stop.load(Ordering::Relaxed) {
@@ -126,10 +126,10 @@ fn play_game(config: &DatagenConfig, index: u64, stop: &AtomicBool) -> Result<Pl
                         TablebaseOutcome::Draw => (GameResult::Draw, 0),
                         TablebaseOutcome::Loss => (GameResult::Loss, -SCORE_LIMIT),
                     };
-                    scored.push((record(score, result, true), position.side_to_move()));
+                    scored.push(record(score, result, true));
                 }
                 (None, Score::Centi(cp)) if cp.abs() < SCORE_LIMIT => {
-                    scored.push((record(cp, GameResult::Draw, false), position.side_to_move()));
+                    scored.push(record(cp, GameResult::Draw, false));
                 }
                 _ => {}
             }
@@ -150,9 +150,9 @@ fn play_game(config: &DatagenConfig, index: u64, stop: &AtomicBool) -> Result<Pl
     };
     let records = scored
         .into_iter()
-        .map(|(mut record, side)| {
+        .map(|mut record| {
             if !record.from_tablebase {
-                record.result = match side {
+                record.result = match record.side_to_move {
                     Color::White => white_result,
                     Color::Black => white_result.opposite(),
                 };

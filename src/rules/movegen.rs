@@ -89,7 +89,7 @@ pub fn generate_turns(position: &Position, chain_rule: ChainRule, out: &mut Vec<
     if capturers.any() {
         for from in capturers {
             let mut sink = TurnCollector::new(out, from, them);
-            walk_chains(from, us, them, chain_rule, &mut sink);
+            walk_chains(from, us, them, u64::MAX, chain_rule, &mut sink);
         }
     } else {
         let empty = position.empty();
@@ -123,22 +123,26 @@ pub fn count_turns(position: &Position, chain_rule: ChainRule, scratch: &mut Vec
             .sum();
     }
     let continuation_points = FirstSteps::new(empty, them, empty).movers();
+    // A first step to a point where no chain can go on is a turn of its own, counted here;
+    // the stones with a step to such a point are walked from those points only.
     let mut chained = Bitboard::EMPTY;
+    let mut count = 0;
     for d in Direction::ALL {
         let i = d.index();
-        chained |=
-            (steps.approach[i] | steps.withdrawal[i]) & continuation_points.shift(d.opposite());
-    }
-    let mut count = 0;
-    for i in 0..8 {
-        count += (steps.approach[i] & !chained).count() as usize;
-        count += (steps.withdrawal[i] & !chained).count() as usize;
+        let going_on = continuation_points.shift(d.opposite());
+        count += (steps.approach[i] & !going_on).count() as usize;
+        count += (steps.withdrawal[i] & !going_on).count() as usize;
+        chained |= (steps.approach[i] | steps.withdrawal[i]) & going_on;
     }
     for from in chained {
         scratch.clear();
-        let mut sink = TurnCollector::new(scratch, from, them);
-        walk_chains(from, us, them, chain_rule, &mut sink);
-        count += scratch.len();
+        let mut sink = TurnCounter {
+            single_steps: 0,
+            longer: TurnCollector::new(scratch, from, them),
+        };
+        let first_landings = continuation_points.bits();
+        walk_chains(from, us, them, first_landings, chain_rule, &mut sink);
+        count += sink.single_steps + sink.longer.out.len();
     }
     count
 }
@@ -187,7 +191,7 @@ fn routes_of(position: &Position, chain_rule: ChainRule, stones: Bitboard) -> Ve
             steps: Vec::new(),
             routes: &mut routes,
         };
-        walk_chains(from, us, them, chain_rule, &mut sink);
+        walk_chains(from, us, them, u64::MAX, chain_rule, &mut sink);
     }
     routes
 }
@@ -197,8 +201,15 @@ fn routes_of(position: &Position, chain_rule: ChainRule, stones: Bitboard) -> Ve
 trait ChainSink {
     fn enter(&mut self, to: u8, kind: CaptureKind);
     fn leave(&mut self);
-    /// The turn may end on `to` with the enemy stones reduced to `them_left`.
-    fn finish(&mut self, to: u8, them_left: u64);
+    /// The turn may end on `to` with the enemy stones reduced to `them_left`, after one
+    /// capturing step if `single_step`.
+    ///
+    /// A single-step route never ends like another route of the same stone: it captures one
+    /// run on its own line, and any longer route's first step leaves that line (going back
+    /// along it captures nothing of the run, or needs the run's first point to be empty), so
+    /// its first run lies on another line through the start, which meets the run's line only
+    /// at the start point, where no enemy stands. Sinks merging routes skip those.
+    fn finish(&mut self, to: u8, them_left: u64, single_step: bool);
 }
 
 /// Collects one stone's turns, merging routes that end alike.
@@ -235,8 +246,14 @@ impl ChainSink for TurnCollector<'_> {
     fn leave(&mut self) {}
 
     #[inline(always)]
-    fn finish(&mut self, to: u8, them_left: u64) {
+    fn finish(&mut self, to: u8, them_left: u64, single_step: bool) {
         let captured = self.them & !them_left;
+        if single_step {
+            let to = Square::from_index_unchecked(to);
+            self.out
+                .push(Turn::new(self.from, to, Bitboard::from_bits(captured)));
+            return;
+        }
         let hash = (captured ^ u64::from(to)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58;
         let filter_bit = 1u64 << hash;
         let to = Square::from_index_unchecked(to);
@@ -248,6 +265,30 @@ impl ChainSink for TurnCollector<'_> {
         self.seen_filter |= filter_bit;
         if !seen {
             self.out.push(Turn::new(self.from, to, captured));
+        }
+    }
+}
+
+/// Counts one stone's turns: single-step routes are only counted (they never merge), the
+/// longer ones are collected and merged.
+struct TurnCounter<'a> {
+    single_steps: usize,
+    longer: TurnCollector<'a>,
+}
+
+impl ChainSink for TurnCounter<'_> {
+    #[inline(always)]
+    fn enter(&mut self, _to: u8, _kind: CaptureKind) {}
+
+    #[inline(always)]
+    fn leave(&mut self) {}
+
+    #[inline(always)]
+    fn finish(&mut self, to: u8, them_left: u64, single_step: bool) {
+        if single_step {
+            self.single_steps += 1;
+        } else {
+            self.longer.finish(to, them_left, false);
         }
     }
 }
@@ -272,7 +313,7 @@ impl ChainSink for RouteRecorder<'_> {
         self.steps.pop();
     }
 
-    fn finish(&mut self, to: u8, them_left: u64) {
+    fn finish(&mut self, to: u8, them_left: u64, _single_step: bool) {
         let captured = self.them & !Bitboard::from_bits(them_left);
         self.routes.push(Route {
             turn: Turn::new(self.from, Square::from_index_unchecked(to), captured),
@@ -281,10 +322,13 @@ impl ChainSink for RouteRecorder<'_> {
     }
 }
 
+/// Walks the capture chains of the stone on `from` whose first step lands on one of
+/// `first_landings`.
 fn walk_chains(
     from: Square,
     us: Bitboard,
     them: Bitboard,
+    first_landings: u64,
     chain_rule: ChainRule,
     sink: &mut impl ChainSink,
 ) {
@@ -295,8 +339,8 @@ fn walk_chains(
     let at = from.index() as u8;
     // Landing points: empty and not yet occupied this turn (which also rules out going
     // straight back); later steps also exclude going straight on.
-    let landings = ADJACENT[from.index()] & !(walk.others | them.bits());
-    walk.extend(at, them.bits(), 1 << at, landings, sink);
+    let landings = ADJACENT[from.index()] & !(walk.others | them.bits()) & first_landings;
+    walk.extend::<true>(at, them.bits(), 1 << at, landings, sink);
 }
 
 const fn build_capture_reach() -> [u64; TABLE_ROWS] {
@@ -336,9 +380,9 @@ struct ChainWalk {
 
 impl ChainWalk {
     /// Takes every capturing step from `at` to one of `landings` and reports it; returns
-    /// whether there was one.
+    /// whether there was one. `FIRST`: these are the turn's first steps.
     #[inline]
-    fn extend(
+    fn extend<const FIRST: bool>(
         &self,
         at: u8,
         them: u64,
@@ -357,21 +401,21 @@ impl ChainWalk {
                 captured_any = true;
                 let run = capture_run(RAYS[to][d], d, them);
                 let next = (them & !run, next_visited, d);
-                self.step(to as u8, CaptureKind::Approach, next, sink);
+                self.step::<FIRST>(to as u8, CaptureKind::Approach, next, sink);
             }
             let back = d ^ 4;
             if them & NEIGHBOR_BITS[at][back] != 0 {
                 captured_any = true;
                 let run = capture_run(RAYS[at][back], back, them);
                 let next = (them & !run, next_visited, d);
-                self.step(to as u8, CaptureKind::Withdrawal, next, sink);
+                self.step::<FIRST>(to as u8, CaptureKind::Withdrawal, next, sink);
             }
         }
         captured_any
     }
 
     #[inline(always)]
-    fn step(
+    fn step<const FIRST: bool>(
         &self,
         to: u8,
         kind: CaptureKind,
@@ -387,9 +431,10 @@ impl ChainWalk {
         let landings = ADJACENT[to_index]
             & !(self.others | them_left | visited | NEIGHBOR_BITS[to_index][direction & 7]);
         let may_continue = landings != 0 && CAPTURE_REACH[to_index] & them_left != 0;
-        let continued = may_continue && self.extend(to, them_left, visited, landings, sink);
+        let continued =
+            may_continue && self.extend::<false>(to, them_left, visited, landings, sink);
         if self.chain_rule == ChainRule::Optional || !continued {
-            sink.finish(to, them_left);
+            sink.finish(to, them_left, FIRST);
         }
         sink.leave();
     }

@@ -39,6 +39,7 @@ pub mod random;
 pub mod rules;
 pub mod runner;
 pub mod safe_file;
+pub mod shard;
 pub mod tablebase;
 pub mod timestamp;
 

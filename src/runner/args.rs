@@ -6,6 +6,7 @@ use super::referee::{Adjudication, DrawRule, ResignRule};
 use super::stats::{EloModel, Sprt};
 use super::tournament::{MatchConfig, Schedule, TournamentKind};
 use crate::rules::{ChainRule, DEFAULT_NO_CAPTURE_LIMIT, Rules};
+use crate::shard::Shard;
 use anyhow::{Result, anyhow, bail};
 use clap::{ArgAction, Args, ValueEnum};
 use std::collections::HashMap;
@@ -163,10 +164,18 @@ pub struct MatchArgs {
     #[arg(long, value_name = "NAME", default_value = "vato match")]
     pub event: String,
 
-    /// Read a record file, replay every game through the rules and print the standings
-    /// (with --sprt, the test's LLR too), instead of playing.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["engine", "print_openings"])]
-    pub summary: Option<PathBuf>,
+    /// Play only shard K of N: every N-th colour-swapped pair of the schedule, starting
+    /// with the K-th, so that the N shards of one seed play exactly the games of the
+    /// unsharded match (merge their records with --summary). Needs a fixed number of
+    /// games, so no --sprt: test the merged records instead.
+    #[arg(long, value_name = "K/N", conflicts_with = "sprt")]
+    pub shard: Option<Shard>,
+
+    /// Read record files, replay every game through the rules and print the standings
+    /// (with --sprt, the test's LLR too), instead of playing. Several files, such as the
+    /// records of a match's shards, are merged in schedule order.
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with_all = ["engine", "print_openings"])]
+    pub summary: Option<Vec<PathBuf>>,
 }
 
 /// The words of each `--engine`, one list per occurrence. The derive cannot group values
@@ -343,6 +352,7 @@ impl MatchArgs {
             (games, rounds, _) => (games.unwrap_or(2), Some(rounds.unwrap_or(1))),
         };
         let schedule = Schedule::new(kind, engines.len(), games, rounds)?;
+        let shard = self.shard.unwrap_or(Shard::WHOLE);
         let rules = self.rules();
         let (openings, openings_label) = match (&self.openings, self.random_openings) {
             (Some(path), _) => {
@@ -381,6 +391,7 @@ impl MatchArgs {
             report_every: self.report_every,
             event: self.event.clone(),
             seed,
+            shard,
         })
     }
 }

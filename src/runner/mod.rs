@@ -27,14 +27,14 @@ use pgn::parse_pgn;
 use standings::{Outcome, Standings, sprt_line};
 use std::collections::HashSet;
 use std::io::Write;
-use std::path::Path;
+use std::path::PathBuf;
 
 /// Runs `vato match`: a summary of a record file, a list of generated openings, or a
 /// match (stopped cleanly by Ctrl-C).
 pub fn run_cli(args: MatchArgs, out: &mut dyn Write) -> Result<()> {
-    if let Some(path) = &args.summary {
+    if let Some(paths) = &args.summary {
         let sprt = args.sprt()?;
-        let text = summarize(path, sprt.as_ref())?;
+        let text = summarize(paths, sprt.as_ref())?;
         out.write_all(text.as_bytes())?;
         return Ok(());
     }
@@ -91,44 +91,61 @@ pub fn generated_openings(
     Ok(lines)
 }
 
-/// Reads a record file, replays every game and returns the standings report. A game that
-/// does not replay is reported and left out.
-pub fn summarize(path: &Path, sprt: Option<&stats::Sprt>) -> Result<String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
-    let games = parse_pgn(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+/// Reads record files, replays every game and returns the standings report. A game that
+/// does not replay is reported and left out. The games of several files (the records of a
+/// match's shards) are counted in schedule order, by their `GameNumber` tags, so that the
+/// report is the one the unsharded match would have printed.
+pub fn summarize(paths: &[PathBuf], sprt: Option<&stats::Sprt>) -> Result<String> {
     let mut report = String::new();
-    let mut standings = Standings::default();
-    let mut unfinished = 0;
-    for game in &games {
-        if let Err(e) = game.replay() {
-            report.push_str(&format!("warning: {}: {e}; left out\n", path.display()));
-            continue;
+    let mut outcomes = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
+        let games = parse_pgn(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        let mut unfinished = 0;
+        for game in &games {
+            if let Err(e) = game.replay() {
+                report.push_str(&format!("warning: {}: {e}; left out\n", path.display()));
+                continue;
+            }
+            let (Some(result), Some(white), Some(black)) =
+                (game.result(), game.tag("White"), game.tag("Black"))
+            else {
+                unfinished += 1;
+                continue;
+            };
+            let number = game
+                .tag("GameNumber")
+                .and_then(|n| n.parse::<u64>().ok())
+                .unwrap_or(u64::MAX);
+            let outcome = Outcome {
+                white: white.to_string(),
+                black: black.to_string(),
+                pair: game.tag("Round").unwrap_or("?").to_string(),
+                result,
+                termination: game.termination().unwrap_or(pgn::Termination::Normal),
+            };
+            outcomes.push((number, outcome));
         }
-        let (Some(result), Some(white), Some(black)) =
-            (game.result(), game.tag("White"), game.tag("Black"))
-        else {
-            unfinished += 1;
-            continue;
-        };
-        standings.add(&Outcome {
-            white: white.to_string(),
-            black: black.to_string(),
-            pair: game.tag("Round").unwrap_or("?").to_string(),
-            result,
-            termination: game.termination().unwrap_or(pgn::Termination::Normal),
-        });
+        report.push_str(&format!(
+            "{}: {} games{}\n",
+            path.display(),
+            games.len(),
+            if unfinished > 0 {
+                format!(" ({unfinished} unfinished, not counted)")
+            } else {
+                String::new()
+            }
+        ));
     }
-    report.push_str(&format!(
-        "{}: {} games{}\n",
-        path.display(),
-        games.len(),
-        if unfinished > 0 {
-            format!(" ({unfinished} unfinished, not counted)")
-        } else {
-            String::new()
-        }
-    ));
+    if paths.len() > 1 {
+        // Stable: records without a number keep their order, after the numbered ones.
+        outcomes.sort_by_key(|(number, _)| *number);
+    }
+    let mut standings = Standings::default();
+    for (_, outcome) in &outcomes {
+        standings.add(outcome);
+    }
     report.push_str(&standings.report(None));
     if let (Some(sprt), Some(pairing)) = (sprt, standings.pairings().first()) {
         report.push_str(&format!(

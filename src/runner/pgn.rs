@@ -223,6 +223,9 @@ pub struct GameRecord {
     /// The `Round` tag: round and pair number (`3.2`); the two games of a colour-swapped
     /// pair share it.
     pub round: String,
+    /// The `GameNumber` tag: the game's number in the match's schedule, from 1, which
+    /// puts the records of a match's shards back in order.
+    pub number: u64,
     /// White's engine.
     pub white: String,
     /// Black's engine.
@@ -263,6 +266,7 @@ impl GameRecord {
         tag("Event", &self.event);
         tag("Date", &self.date);
         tag("Round", &self.round);
+        tag("GameNumber", &self.number.to_string());
         tag("White", &self.white);
         tag("Black", &self.black);
         tag("Result", self.result.token());
@@ -604,6 +608,7 @@ mod tests {
             event: "test \"quoted\"".into(),
             date: "2026.11.29".into(),
             round: "1.1".into(),
+            number: 1,
             white: "new".into(),
             black: "base".into(),
             start: "9/9/9/9/W1B6 w 0 1".parse().unwrap(),

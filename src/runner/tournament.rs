@@ -9,6 +9,7 @@ use super::standings::{Outcome, Standings};
 use super::stats::{SPRT_MIN_PAIRS, Sprt, SprtDecision};
 use crate::progress::JobProgress;
 use crate::rules::Rules;
+use crate::shard::Shard;
 use crate::timestamp::pgn_date;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -121,6 +122,28 @@ impl Schedule {
         self.rounds.map(|r| r.saturating_mul(self.per_round()))
     }
 
+    /// The colour-swapped pair that the game at `index` (from 0) belongs to, numbered
+    /// from 0 in schedule order: the unit that shards share out.
+    pub fn unit(&self, index: u64) -> u64 {
+        let per_round = self.per_round();
+        let (round, i) = (index / per_round, index % per_round);
+        let count = self.pairings.len() as u64;
+        let full = self.games as u64 / 2 * 2 * count;
+        let units_per_round = self.pairs_per_round() * count;
+        let unit = if i < full {
+            i / 2
+        } else {
+            full / 2 + (i - full)
+        };
+        round * units_per_round + unit
+    }
+
+    /// The games of `shard` in the whole schedule, `None` when it has no end.
+    pub fn games_of(&self, shard: Shard) -> Option<u64> {
+        let total = self.total()?;
+        Some((0..total).filter(|&i| shard.contains(self.unit(i))).count() as u64)
+    }
+
     /// The game at `index` (from 0), `None` past the end.
     pub fn job(&self, index: u64) -> Option<Job> {
         if self.total().is_some_and(|total| index >= total) {
@@ -176,6 +199,8 @@ pub struct MatchConfig {
     pub event: String,
     /// The seed behind shuffled and generated openings, for the header line.
     pub seed: u64,
+    /// The part of the schedule to play.
+    pub shard: Shard,
 }
 
 /// What a finished (or stopped) match leaves.
@@ -252,6 +277,9 @@ fn worker(
         let Some(job) = config.schedule.job(index) else {
             break;
         };
+        if !config.shard.contains(config.schedule.unit(index)) {
+            continue;
+        }
         let opening: Opening = match config.openings.opening(job.opening, config.rules) {
             Ok(opening) => opening,
             Err(e) => {
@@ -287,6 +315,7 @@ fn worker(
                     event: config.event.clone(),
                     date: pgn_date(SystemTime::now()),
                     round: format!("{}.{}", job.round, job.pair),
+                    number: job.number,
                     white: config.engines[white].name.clone(),
                     black: config.engines[black].name.clone(),
                     start: opening.start,
@@ -354,6 +383,8 @@ struct Reporter<'a> {
     decision: Option<SprtDecision>,
     /// Games finished out of the total, on standard error when it is a terminal.
     progress: Option<JobProgress>,
+    /// The games this run plays (its shard's), `None` when the schedule has no end.
+    total: Option<u64>,
 }
 
 impl Reporter<'_> {
@@ -385,6 +416,11 @@ impl Reporter<'_> {
             .schedule
             .total()
             .map_or(String::new(), |t| format!("/{t}"));
+        let shard = if self.config.shard.is_whole() {
+            String::new()
+        } else {
+            format!(" of shard {}", self.config.shard)
+        };
         let tally = self
             .standings
             .pairings()
@@ -406,7 +442,7 @@ impl Reporter<'_> {
             format!("{}: ", record.termination)
         };
         let line = format!(
-            "Game {}{total} (round {}, pair {}) {} - {}: {} {{{kind}{}}}  [{tally}]\n",
+            "Game {}{total}{shard} (round {}, pair {}) {} - {}: {} {{{kind}{}}}  [{tally}]\n",
             job.number,
             job.round,
             job.pair,
@@ -422,7 +458,7 @@ impl Reporter<'_> {
         self.waiting.insert(job.number, Some(record));
         self.write_ready(false)?;
         // The final standings follow the last game anyway.
-        let last = self.config.schedule.total() == Some(self.finished);
+        let last = self.total == Some(self.finished);
         if self.config.report_every > 0
             && self.finished.is_multiple_of(self.config.report_every)
             && !last
@@ -443,6 +479,17 @@ impl Reporter<'_> {
         Ok(())
     }
 
+    /// The first game numbered `number` or later that this shard plays.
+    fn next_in_shard(&self, mut number: u64) -> u64 {
+        let schedule = &self.config.schedule;
+        while schedule.job(number - 1).is_some()
+            && !self.config.shard.contains(schedule.unit(number - 1))
+        {
+            number += 1;
+        }
+        number
+    }
+
     /// Writes the waiting records in schedule order, up to the first game still being
     /// played; with `all`, every waiting record.
     fn write_ready(&mut self, all: bool) -> Result<(), MatchError> {
@@ -450,8 +497,9 @@ impl Reporter<'_> {
             if !all && *entry.key() != self.next_to_write {
                 break;
             }
-            self.next_to_write = *entry.key() + 1;
-            if let (Some(record), Some(file)) = (entry.remove(), self.pgn.as_mut()) {
+            let (number, record) = entry.remove_entry();
+            self.next_to_write = self.next_in_shard(number + 1);
+            if let (Some(record), Some(file)) = (record, self.pgn.as_mut()) {
                 file.write_all(record.to_pgn().as_bytes())
                     .and_then(|_| file.flush())
                     .map_err(|e| MatchError(format!("cannot write the game records: {e}")))?;
@@ -481,6 +529,11 @@ pub fn run_match(
     if config.sprt.is_some() && config.engines.len() != 2 {
         return Err(MatchError("--sprt needs exactly two engines".into()));
     }
+    if !config.shard.is_whole() && (config.sprt.is_some() || config.schedule.total().is_none()) {
+        return Err(MatchError(
+            "--shard needs a fixed number of games and no --sprt (test the merged records)".into(),
+        ));
+    }
     if config.concurrency == 0 {
         return Err(MatchError("--concurrency must be at least 1".into()));
     }
@@ -502,9 +555,13 @@ pub fn run_match(
     check_engines(config, stop, out)?;
 
     let schedule = &config.schedule;
-    let games = match schedule.total() {
-        Some(total) => format!("{total} games"),
-        None => "games until the SPRT decides".into(),
+    let total = schedule.games_of(config.shard);
+    let games = match (total, schedule.total()) {
+        (Some(total), _) if config.shard.is_whole() => format!("{total} games"),
+        (Some(part), Some(total)) => {
+            format!("{part} of {total} games (shard {})", config.shard)
+        }
+        _ => "games until the SPRT decides".into(),
     };
     let _ = writeln!(
         out,
@@ -535,10 +592,10 @@ pub fn run_match(
         finished: 0,
         abandoned: 0,
         decision: None,
-        progress: schedule
-            .total()
-            .map(|total| JobProgress::new("match", total, "games", None)),
+        progress: total.map(|total| JobProgress::new("match", total, "games", None)),
+        total,
     };
+    reporter.next_to_write = reporter.next_in_shard(1);
     let next = AtomicU64::new(0);
     let mut failure = None;
     thread::scope(|scope| {

@@ -4,6 +4,7 @@ use super::datagen::{DatagenConfig, run};
 use crate::engine::nnue::Network;
 use crate::engine::search::{Limits, SearchConfig};
 use crate::rules::Rules;
+use crate::shard::Shard;
 use crate::tablebase::Tablebase;
 use anyhow::{Result, bail};
 use clap::Args;
@@ -47,6 +48,10 @@ pub struct DatagenArgs {
     /// Evaluate by the hand-written terms instead of a network.
     #[arg(long)]
     pub hand_written: bool,
+    /// Play only shard K of N of the run's --games games (every N-th game, from the K-th):
+    /// the N shards' files, joined, hold exactly the records of the unsharded run.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
 }
 
 /// Runs `vato datagen`.
@@ -82,6 +87,7 @@ pub fn run_datagen(args: DatagenArgs, out: &mut impl Write) -> Result<()> {
         seed: args.seed,
         tablebase,
         search: SearchConfig::default(),
+        shard: args.shard.unwrap_or(Shard::WHOLE),
     };
     let stop = crate::progress::stop_on_ctrl_c("writing the finished games")?;
     let summary = run(&config, &stop)?;

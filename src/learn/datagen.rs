@@ -15,6 +15,7 @@ use crate::rules::game::Status;
 use crate::rules::movegen::has_capture;
 use crate::rules::position::Color;
 use crate::runner::openings::OpeningSource;
+use crate::shard::Shard;
 use crate::tablebase::{Outcome as TablebaseOutcome, Tablebase};
 use anyhow::{Result, anyhow};
 use std::collections::BTreeMap;
@@ -53,6 +54,9 @@ pub struct DatagenConfig {
     pub search: SearchConfig,
     /// The evaluation network; the hand-written evaluation when `None`.
     pub network: Option<Arc<Network>>,
+    /// The part of the run's games to play: game `n` of the run is played by the shard
+    /// that holds unit `n`, so the shards' files together hold exactly the run's records.
+    pub shard: Shard,
 }
 
 /// What a run produced.
@@ -174,7 +178,8 @@ pub fn run(config: &DatagenConfig, stop: &AtomicBool) -> Result<DatagenSummary> 
     let next_game = AtomicU64::new(0);
     let threads = config.threads.max(1);
     let mut summary = DatagenSummary::default();
-    let mut progress = JobProgress::new("datagen", config.games, "games", Some(PLAIN_EVERY));
+    let games = config.shard.units_of(config.games);
+    let mut progress = JobProgress::new("datagen", games, "games", Some(PLAIN_EVERY));
     let (sender, receiver) = mpsc::channel::<(u64, Result<PlayedGame>)>();
     let mut failure = None;
     std::thread::scope(|scope| {
@@ -184,10 +189,10 @@ pub fn run(config: &DatagenConfig, stop: &AtomicBool) -> Result<DatagenSummary> 
             scope.spawn(move || {
                 loop {
                     let index = next_game.fetch_add(1, Ordering::Relaxed);
-                    if index >= config.games || stop.load(Ordering::Relaxed) {
+                    if index >= games || stop.load(Ordering::Relaxed) {
                         break;
                     }
-                    let played = play_game(config, index, stop);
+                    let played = play_game(config, config.shard.unit(index), stop);
                     let failed = played.is_err();
                     if sender.send((index, played)).is_err() || failed {
                         break;
@@ -227,7 +232,7 @@ pub fn run(config: &DatagenConfig, stop: &AtomicBool) -> Result<DatagenSummary> 
     if let Some(e) = failure {
         return Err(e);
     }
-    summary.interrupted = summary.games < config.games;
+    summary.interrupted = summary.games < games;
     writer.finish()?;
     Ok(summary)
 }
@@ -271,7 +276,31 @@ mod tests {
             tablebase: None,
             search: SearchConfig::default(),
             network: None,
+            shard: Shard::WHOLE,
         }
+    }
+
+    #[test]
+    fn shards_of_a_run_hold_exactly_its_records() {
+        let dir = std::env::temp_dir().join(format!("vato-datagen-shard-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let never = AtomicBool::new(false);
+        let whole = run(&config(dir.join("whole"), 5, 2), &never).unwrap();
+        let mut records = Vec::new();
+        let mut games = 0;
+        for k in 1..=3 {
+            let mut part = config(dir.join(format!("part{k}")), 5, 1);
+            part.shard = Shard::new(k, 3).unwrap();
+            games += run(&part, &never).unwrap().games;
+            records.extend(read_file(&dir.join(format!("part{k}"))).unwrap());
+        }
+        assert_eq!(games, whole.games);
+        let mut expected = read_file(&dir.join("whole")).unwrap();
+        let key = |r: &crate::learn::data::Record| format!("{r:?}");
+        records.sort_by_key(key);
+        expected.sort_by_key(key);
+        assert_eq!(records, expected);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

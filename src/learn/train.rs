@@ -563,6 +563,7 @@ mod tests {
             tablebase: None,
             search: Default::default(),
             network: None,
+            shard: crate::shard::Shard::WHOLE,
         };
         run(&config, &AtomicBool::new(false)).unwrap();
         let records = crate::learn::data::read_file(&dir.join("d")).unwrap();

@@ -9,7 +9,7 @@ use vato::rules::movegen::legal_turns;
 use vato::rules::position::{Color, Position};
 use vato::rules::{ChainRule, Rules};
 use vato::tablebase::{
-    Outcome, Progress, Tablebase, Value, build, layer_size, layers_with, position_of,
+    Outcome, Progress, Tablebase, Value, build, build_layers, layer_size, layers_with, position_of,
 };
 
 const CHAIN: ChainRule = ChainRule::Optional;
@@ -695,4 +695,73 @@ fn header_fields_are_covered_by_the_checksum() {
         assert!(format!("{error:#}").contains("checksum"), "{error:#}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+/// The layer pairs of one stone count built separately (as on several machines) and
+/// collected give the same files as one build; a pair whose smaller layers are absent is
+/// refused; `stats` tells a complete set from an incomplete one.
+#[test]
+fn layer_pairs_built_apart_and_collected_equal_one_build() {
+    let rules = Rules::default();
+    let whole = temp_dir("layers-whole");
+    build(&whole, 4, &rules, 2, Progress::Quiet).unwrap();
+
+    let base = temp_dir("layers-base");
+    let error = build_layers(&base, 4, &rules, 2, Progress::Quiet, Some(&[(3, 1)]))
+        .expect_err("the smaller layers are missing");
+    assert!(format!("{error:#}").contains("missing: 1v1"), "{error:#}");
+    build(&base, 3, &rules, 2, Progress::Quiet).unwrap();
+    // Two "machines": copies of the three-stone set, one pair of four stones each.
+    let mut collected = Vec::new();
+    for (name, pair) in [("layers-a", (3, 1)), ("layers-b", (2, 2))] {
+        let dir = temp_dir(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        for entry in std::fs::read_dir(&base).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+        }
+        let report = build_layers(&dir, 4, &rules, 2, Progress::Quiet, Some(&[pair])).unwrap();
+        let mut expected = vec![pair, (pair.1, pair.0)];
+        expected.dedup();
+        assert_eq!(report.solved, expected);
+        collected.push(dir);
+    }
+    let stats = |dir: &PathBuf| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
+            .args(["tablebase", "stats", "--dir"])
+            .arg(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let partial = stats(&collected[0]);
+    assert!(
+        partial.contains("incomplete: 1 of the layers up to 4 stones missing: 2v2"),
+        "{partial}"
+    );
+    // Collect the pairs into the first directory: the same files as the single build.
+    let name = vato::tablebase::layer_file_name(2, 2);
+    std::fs::copy(collected[1].join(&name), collected[0].join(&name)).unwrap();
+    for n in 2..=4 {
+        for (a, b) in layers_with(n) {
+            let name = vato::tablebase::layer_file_name(a, b);
+            assert_eq!(
+                std::fs::read(whole.join(&name)).unwrap(),
+                std::fs::read(collected[0].join(&name)).unwrap(),
+                "{name}"
+            );
+        }
+    }
+    let complete = stats(&collected[0]);
+    assert!(
+        complete.contains("complete: every layer of up to 4 stones"),
+        "{complete}"
+    );
+    assert!(
+        Tablebase::open(&collected[0], rules, 4)
+            .unwrap()
+            .missing()
+            .is_empty()
+    );
 }

@@ -446,8 +446,19 @@ impl Session {
                 self.say(&format!("info string tablebase: no tables in '{path}'"));
             }
             Ok(tables) => {
+                let missing = tables.missing();
+                let gaps = if missing.is_empty() {
+                    String::new()
+                } else {
+                    let names: Vec<String> =
+                        missing.iter().map(|(a, b)| format!("{a}v{b}")).collect();
+                    printable(
+                        &format!(" (incomplete: {} missing)", names.join(", ")),
+                        MAX_MESSAGE_CHARS,
+                    )
+                };
                 self.say(&format!(
-                    "info string tablebase: {} layers, up to {} stones, read in {:.1} s",
+                    "info string tablebase: {} layers, up to {} stones{gaps}, read in {:.1} s",
                     tables.layers().len(),
                     tables.max_stones(),
                     started.elapsed().as_secs_f64()

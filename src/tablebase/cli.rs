@@ -1,8 +1,8 @@
 //! The `vato tablebase` command line: build, probe and stats.
 
 use super::index::{layer_size, layers_with};
-use super::probe::Tablebase;
-use super::solver::{Progress, build};
+use super::probe::{Tablebase, missing_layers};
+use super::solver::{Progress, build_layers};
 use super::stats::layer_stats;
 use crate::rules::fen::parse_position;
 use crate::rules::{ChainRule, Rules};
@@ -28,6 +28,11 @@ pub enum TablebaseCommand {
         /// Tables for the variant where a capture chain must go on while it can.
         #[arg(long)]
         mandatory_continuation: bool,
+        /// Build only these layer pairs (`4v3` stands for 4v3 and 3v4, solved together),
+        /// comma-separated; every layer with fewer stones must be in DIR already. The pairs
+        /// of one stone count can so be built on several machines and collected.
+        #[arg(long, value_name = "AvB,...", value_delimiter = ',', value_parser = parse_layer_pair)]
+        layers: Option<Vec<(usize, usize)>>,
     },
     /// Prints a position's value and every legal turn with its value.
     Probe {
@@ -76,6 +81,20 @@ impl TablebaseCommand {
     }
 }
 
+/// A layer pair as `AvB`: stones of the side to move, `v`, stones of the other side.
+fn parse_layer_pair(text: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("'{text}' is not a layer pair: write AvB, as 4v3");
+    let (a, b) = text.trim().split_once('v').ok_or_else(bad)?;
+    let a: usize = a.parse().map_err(|_| bad())?;
+    let b: usize = b.parse().map_err(|_| bad())?;
+    if a == 0 || b == 0 {
+        return Err(format!(
+            "layer pair {text}: each side needs at least one stone"
+        ));
+    }
+    Ok((a, b))
+}
+
 /// Runs a `vato tablebase` job, writing its report to `out`.
 pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
     let rules = command.rules();
@@ -84,13 +103,21 @@ pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
             stones,
             dir,
             threads,
+            layers,
             ..
         } => {
             let threads = threads.unwrap_or_else(|| {
                 std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
             });
             let started = Instant::now();
-            let report = build(&dir, stones.into(), &rules, threads, Progress::Stderr)?;
+            let report = build_layers(
+                &dir,
+                stones.into(),
+                &rules,
+                threads,
+                Progress::Stderr,
+                layers.as_deref(),
+            )?;
             writeln!(
                 out,
                 "{} layers solved, {} kept, in {:.1} s",
@@ -127,11 +154,13 @@ pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
             let mut cumulative = Vec::new();
             let mut total = 0u64;
             let mut largest = 0;
+            let mut held = Vec::new();
             for n in 2..=8 {
                 for (a, b) in layers_with(n) {
                     total += layer_size(a, b);
                     if let Some(s) = layer_stats(&dir, &rules, a, b)? {
                         largest = n;
+                        held.push((a, b));
                         writeln!(
                             out,
                             "| {n} | {a}v{b} | {} | {} | {} | {} | {} |",
@@ -148,6 +177,21 @@ pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
             // they were there.
             for (n, total) in cumulative.into_iter().filter(|&(n, _)| n <= largest) {
                 writeln!(out, "| {n} | {total} |")?;
+            }
+            writeln!(out)?;
+            let missing = missing_layers(&held);
+            if held.is_empty() {
+                writeln!(out, "no tables in {}", dir.display())?;
+            } else if missing.is_empty() {
+                writeln!(out, "complete: every layer of up to {largest} stones")?;
+            } else {
+                let names: Vec<String> = missing.iter().map(|(a, b)| format!("{a}v{b}")).collect();
+                writeln!(
+                    out,
+                    "incomplete: {} of the layers up to {largest} stones missing: {}",
+                    missing.len(),
+                    names.join(", ")
+                )?;
             }
         }
     }

@@ -34,6 +34,6 @@ pub use cli::{TablebaseCommand, run_cli};
 pub use file::{FORMAT_VERSION, layer_file_name};
 pub use index::{binomial, index_of, layer_size, layers_with, placement_of, position_of};
 pub use probe::{MAX_STONES, Tablebase};
-pub use solver::{BuildReport, Progress, build};
+pub use solver::{BuildReport, Progress, build, build_layers};
 pub use stats::{LayerStats, layer_stats};
 pub use value::{Outcome, Value};

@@ -20,6 +20,15 @@ pub struct Tablebase {
     rules: Rules,
 }
 
+/// The layers that a set holding `held` lacks, up to its largest stone count.
+pub fn missing_layers(held: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let largest = held.iter().map(|&(a, b)| a + b).max().unwrap_or(0);
+    (2..=largest)
+        .flat_map(layers_with)
+        .filter(|layer| !held.contains(layer))
+        .collect()
+}
+
 pub(super) fn slot_of(a: usize, b: usize) -> usize {
     a * (MAX_STONES + 1) + b
 }
@@ -47,6 +56,12 @@ impl Tablebase {
             .flat_map(layers_with)
             .filter(|&(a, b)| self.layers[slot_of(a, b)].is_some())
             .collect()
+    }
+
+    /// The layers missing from a complete set up to [`Tablebase::max_stones`]: empty for
+    /// a set built in full, or collected in full from builds on several machines.
+    pub fn missing(&self) -> Vec<(usize, usize)> {
+        missing_layers(&self.layers())
     }
 
     /// The most stones of any layer held (0 when empty).

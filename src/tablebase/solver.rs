@@ -47,8 +47,30 @@ pub fn build(
     threads: usize,
     progress: Progress,
 ) -> Result<BuildReport> {
+    build_layers(dir, stones, rules, threads, progress, None)
+}
+
+/// [`build`], limited to the layer pairs in `only` when given: a pair `(a, b)` (either
+/// order) stands for the layers `a`v`b` and `b`v`a`, which are solved together. Every
+/// layer with fewer stones than a pair to be solved must already be in `dir`, so that the
+/// pairs of one stone count can be built on different machines and collected.
+pub fn build_layers(
+    dir: &Path,
+    stones: usize,
+    rules: &Rules,
+    threads: usize,
+    progress: Progress,
+    only: Option<&[(usize, usize)]>,
+) -> Result<BuildReport> {
     if !(2..=8).contains(&stones) {
         bail!("--stones must be between 2 and 8");
+    }
+    let only: Option<Vec<(usize, usize)>> =
+        only.map(|pairs| pairs.iter().map(|&(a, b)| (a.max(b), a.min(b))).collect());
+    if let Some(pairs) = &only
+        && let Some(&(a, b)) = pairs.iter().find(|&&(a, b)| b == 0 || a + b > stones)
+    {
+        bail!("layer pair {a}v{b}: each side needs a stone, and at most {stones} in all");
     }
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     // Solved layers by `slot_of`, for the captures of larger layers; the largest layers
@@ -64,10 +86,18 @@ pub fn build(
         .sum();
     let mut done: u64 = 0;
     let started = Instant::now();
+    // The layers of this many stones are solved but never read again.
+    let largest_wanted = only.as_ref().map_or(stones, |pairs| {
+        pairs.iter().map(|&(x, y)| x + y).max().unwrap_or(0)
+    });
     for n in 2..=stones {
         for (a, b) in layers_with(n) {
             if a < b {
                 continue; // solved together with (b, a)
+            }
+            let wanted = only.as_ref().is_none_or(|pairs| pairs.contains(&(a, b)));
+            if !wanted && n >= largest_wanted {
+                continue; // not asked for, and no asked-for pair captures into it
             }
             let pair = if a == b {
                 vec![(a, b)]
@@ -81,7 +111,7 @@ pub fn build(
             let size: u64 = pair.iter().map(|&(x, y)| layer_size(x, y)).sum();
             if existing.iter().all(Option::is_some) {
                 for (&(x, y), data) in pair.iter().zip(existing) {
-                    if n < stones {
+                    if n < largest_wanted {
                         solved[slot_of(x, y)] = data;
                     }
                     report.kept.push((x, y));
@@ -92,13 +122,28 @@ pub fn build(
                 }
                 continue;
             }
+            if !wanted {
+                continue;
+            }
+            let missing: Vec<String> = (2..n)
+                .flat_map(layers_with)
+                .filter(|&(x, y)| solved[slot_of(x, y)].is_none())
+                .map(|(x, y)| format!("{x}v{y}"))
+                .collect();
+            if !missing.is_empty() {
+                bail!(
+                    "layer pair {a}v{b} needs every layer with fewer stones in {}; missing: {}",
+                    dir.display(),
+                    missing.join(", ")
+                );
+            }
             let layer_started = Instant::now();
             let tables = solve_pair(a, b, &solved, rules, threads, progress)?;
             for (&(x, y), data) in pair.iter().zip(&tables) {
                 write_layer(dir, rules, x, y, data)?;
                 report.solved.push((x, y));
             }
-            if n < stones {
+            if n < largest_wanted {
                 for (&(x, y), data) in pair.iter().zip(tables) {
                     solved[slot_of(x, y)] = Some(data);
                 }

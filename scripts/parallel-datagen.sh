@@ -12,24 +12,8 @@
 # example `--games 100000 --depth 6 --seed 1`. Finished parts are kept, so running the
 # same command again resumes.
 set -eu
-if [ $# -lt 4 ]; then
-    echo "usage: parallel-datagen.sh LOGINS SHARDS DIR DATAGEN-ARGUMENTS..." >&2
-    exit 2
-fi
-if ! command -v parallel >/dev/null 2>&1; then
-    echo "parallel-datagen.sh: GNU parallel is missing (Debian: apt-get install parallel)" >&2
-    exit 1
-fi
-logins=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-shards=$2
-dir=$3
+. "$(dirname "$0")/parallel-common.sh"
 shift 3
-vato=${VATO:-vato}
-case $vato in
-*/*) vato=$(cd "$(dirname "$vato")" && pwd)/$(basename "$vato") ;;
-esac
-mkdir -p "$dir"
-cd "$dir"
 
 pending=""
 k=1

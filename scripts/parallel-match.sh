@@ -15,24 +15,8 @@
 # records are complete is not played again, so running the same command again resumes.
 # SPRT="elo0=0 elo1=10" adds the test to the merged summary.
 set -eu
-if [ $# -lt 4 ]; then
-    echo "usage: parallel-match.sh LOGINS SHARDS DIR MATCH-ARGUMENTS..." >&2
-    exit 2
-fi
-if ! command -v parallel >/dev/null 2>&1; then
-    echo "parallel-match.sh: GNU parallel is missing (Debian: apt-get install parallel)" >&2
-    exit 1
-fi
-logins=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-shards=$2
-dir=$3
+. "$(dirname "$0")/parallel-common.sh"
 shift 3
-vato=${VATO:-vato}
-case $vato in
-*/*) vato=$(cd "$(dirname "$vato")" && pwd)/$(basename "$vato") ;;
-esac
-mkdir -p "$dir"
-cd "$dir"
 
 pending=""
 files=""

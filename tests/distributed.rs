@@ -120,9 +120,11 @@ fn a_shard_needs_a_fixed_schedule_and_a_valid_k_of_n() {
     assert!(refused("--shard 1/2 --sprt elo0=0 elo1=10").contains("--sprt"));
 }
 
-/// GNU parallel is a Debian package, not a crate: CI installs it and sets
-/// `VATO_REQUIRE_PARALLEL`, so there its absence fails the test; elsewhere it is skipped.
-fn have_parallel() -> bool {
+/// A scratch directory holding a login file of two job slots on this machine (`2/:`), or
+/// `None` when GNU parallel is missing. It is a Debian package, not a crate: CI installs
+/// it and sets `VATO_REQUIRE_PARALLEL`, so there its absence fails the test; elsewhere
+/// the test is skipped.
+fn local_logins(name: &str) -> Option<(PathBuf, PathBuf)> {
     let found = Command::new("parallel")
         .arg("--version")
         .output()
@@ -133,43 +135,42 @@ fn have_parallel() -> bool {
             "GNU parallel is not installed"
         );
         eprintln!("GNU parallel is not installed: the script test is skipped");
+        return None;
     }
-    found
+    let dir = temp_dir(name);
+    let logins = dir.join("logins");
+    std::fs::write(&logins, "2/:\n").unwrap();
+    Some((dir, logins))
 }
 
 #[test]
 fn parallel_match_on_two_local_job_slots_equals_the_single_run() {
-    if !have_parallel() {
+    let Some((dir, logins)) = local_logins("parallel-match") else {
         return;
-    }
-    let dir = temp_dir("parallel-match");
-    let logins = dir.join("logins");
-    std::fs::write(&logins, "2/:\n").unwrap();
-    let out = run(Command::new(script("scripts/parallel-match.sh"))
-        .env("VATO", VATO)
-        .arg(&logins)
-        .arg("3")
-        .arg(dir.join("run"))
-        .args(match_words()));
-    assert_eq!(standings(&out), single_run_standings());
+    };
+    let parallel_match = || {
+        run(Command::new(script("scripts/parallel-match.sh"))
+            .env("VATO", VATO)
+            .arg(&logins)
+            .arg("3")
+            .arg(dir.join("run"))
+            .args(match_words()))
+    };
+    assert_eq!(standings(&parallel_match()), single_run_standings());
     // Finished shards are kept: a second run plays nothing and prints the same.
-    let again = run(Command::new(script("scripts/parallel-match.sh"))
-        .env("VATO", VATO)
-        .arg(&logins)
-        .arg("3")
-        .arg(dir.join("run"))
-        .args(match_words()));
-    assert_eq!(standings(&again), single_run_standings());
+    let first_records = std::fs::read(dir.join("run/shard-1.pgn")).unwrap();
+    assert_eq!(standings(&parallel_match()), single_run_standings());
+    assert_eq!(
+        std::fs::read(dir.join("run/shard-1.pgn")).unwrap(),
+        first_records
+    );
 }
 
 #[test]
 fn parallel_datagen_parts_hold_the_single_runs_records() {
-    if !have_parallel() {
+    let Some((dir, logins)) = local_logins("parallel-datagen") else {
         return;
-    }
-    let dir = temp_dir("parallel-datagen");
-    let logins = dir.join("logins");
-    std::fs::write(&logins, "2/:\n").unwrap();
+    };
     let words = [
         "--games",
         "4",

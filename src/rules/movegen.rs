@@ -199,8 +199,12 @@ fn routes_of(position: &Position, chain_rule: ChainRule, stones: Bitboard) -> Ve
 /// What the chain walk reports: each capturing step as it is taken and undone, and each
 /// point where the turn may end.
 trait ChainSink {
-    fn enter(&mut self, to: u8, kind: CaptureKind);
-    fn leave(&mut self);
+    /// A capturing step to `to` is taken (only sinks that record routes need it).
+    #[inline(always)]
+    fn enter(&mut self, _to: u8, _kind: CaptureKind) {}
+    /// The last step entered is taken back.
+    #[inline(always)]
+    fn leave(&mut self) {}
     /// The turn may end on `to` with the enemy stones reduced to `them_left`, after one
     /// capturing step if `single_step`.
     ///
@@ -240,12 +244,6 @@ impl<'a> TurnCollector<'a> {
 
 impl ChainSink for TurnCollector<'_> {
     #[inline(always)]
-    fn enter(&mut self, _to: u8, _kind: CaptureKind) {}
-
-    #[inline(always)]
-    fn leave(&mut self) {}
-
-    #[inline(always)]
     fn finish(&mut self, to: u8, them_left: u64, single_step: bool) {
         let captured = self.them & !them_left;
         if single_step {
@@ -277,12 +275,6 @@ struct TurnCounter<'a> {
 }
 
 impl ChainSink for TurnCounter<'_> {
-    #[inline(always)]
-    fn enter(&mut self, _to: u8, _kind: CaptureKind) {}
-
-    #[inline(always)]
-    fn leave(&mut self) {}
-
     #[inline(always)]
     fn finish(&mut self, to: u8, them_left: u64, single_step: bool) {
         if single_step {

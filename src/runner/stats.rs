@@ -256,6 +256,17 @@ impl Sprt {
         n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance)
     }
 
+    /// Whether the pairs so far are evidence enough for a verdict: at least
+    /// [`SPRT_MIN_PAIRS`] of them, and not all of exactly one point. Even pairs alone
+    /// (often each opening won by the same colour whoever plays it) say nothing of the
+    /// variance, which is then the regularisation's, and the log-likelihood ratio runs to
+    /// the lower bound at once: ten one-point pairs gave -16.6 against bounds of +/- 2.94.
+    /// (Pairs that all went one way are evidence of a difference, and may decide.)
+    pub fn may_decide(&self, pentanomial: &Pentanomial) -> bool {
+        let pairs = pentanomial.pairs();
+        pairs >= SPRT_MIN_PAIRS && pentanomial.0[2] < pairs
+    }
+
     /// The decision that `llr` means.
     pub fn decide(&self, llr: f64) -> SprtDecision {
         if llr >= self.upper_bound() {
@@ -441,6 +452,18 @@ mod tests {
         assert!(llr.is_finite());
         let llr = sprt.llr(&Pentanomial([0, 0, 0, 0, 40]));
         assert!(llr.is_finite() && llr > 0.0);
+    }
+
+    #[test]
+    fn no_verdict_before_enough_pairs_of_more_than_one_score() {
+        let sprt = Sprt::new(0.0, 10.0, 0.05, 0.05, EloModel::Logistic).unwrap();
+        let alike = Pentanomial([0, 0, 10, 0, 0]);
+        assert!(sprt.llr(&alike) < sprt.lower_bound());
+        assert!(!sprt.may_decide(&alike));
+        assert!(!sprt.may_decide(&Pentanomial([0, 0, 40, 0, 0])));
+        assert!(!sprt.may_decide(&Pentanomial([0, 0, 4, 5, 0])));
+        assert!(sprt.may_decide(&Pentanomial([0, 0, 9, 1, 0])));
+        assert!(sprt.may_decide(&Pentanomial([0, 0, 0, 0, 10])));
     }
 
     #[test]

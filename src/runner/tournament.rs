@@ -6,7 +6,7 @@ use super::openings::{Opening, OpeningSource};
 use super::pgn::{GameRecord, Termination};
 use super::referee::{Adjudication, Seat, play_game};
 use super::standings::{Outcome, Standings};
-use super::stats::{SPRT_MIN_PAIRS, Sprt, SprtDecision};
+use super::stats::{Sprt, SprtDecision};
 use crate::progress::JobProgress;
 use crate::rules::Rules;
 use crate::shard::Shard;
@@ -468,7 +468,7 @@ impl Reporter<'_> {
         }
         if let (Some(sprt), None) = (&self.config.sprt, self.decision)
             && let Some(pairing) = self.standings.pairings().first()
-            && pairing.pairs.pairs() >= SPRT_MIN_PAIRS
+            && sprt.may_decide(&pairing.pairs)
         {
             let decision = sprt.decide(sprt.llr(&pairing.pairs));
             if decision != SprtDecision::Continue {

@@ -23,9 +23,9 @@
 //!   uses the runner's opening generator and writes the files the engine's network reads.
 //! - [`cli`]: the command line that starts each of them.
 //! - [`fuzzing`]: the fuzz targets' entry points, also replayed by the ordinary tests.
-//! - [`progress`], [`random`], [`safe_file`] and [`timestamp`]: progress of long jobs,
-//!   seedable random numbers, checksummed files written atomically and UTC dates, shared
-//!   by layers.
+//! - [`progress`], [`random`], [`safe_file`], [`shard`] and [`timestamp`]: progress of
+//!   long jobs, seedable random numbers, checksummed files written atomically, one of N
+//!   parts of a job (for more than one machine) and UTC dates, shared by layers.
 //!
 //! The items that most callers need are re-exported here.
 

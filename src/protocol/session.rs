@@ -24,7 +24,7 @@ use crate::rules::notation::{
 use crate::rules::perft::perft_report;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
-use crate::tablebase::{Tablebase, Value as TablebaseValue};
+use crate::tablebase::{Tablebase, Value as TablebaseValue, layer_names};
 use crate::timestamp::log_timestamp;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, Write};
@@ -450,10 +450,8 @@ impl Session {
                 let gaps = if missing.is_empty() {
                     String::new()
                 } else {
-                    let names: Vec<String> =
-                        missing.iter().map(|(a, b)| format!("{a}v{b}")).collect();
                     printable(
-                        &format!(" (incomplete: {} missing)", names.join(", ")),
+                        &format!(" (incomplete: {} missing)", layer_names(&missing)),
                         MAX_MESSAGE_CHARS,
                     )
                 };

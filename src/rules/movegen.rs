@@ -245,25 +245,23 @@ impl<'a> TurnCollector<'a> {
 impl ChainSink for TurnCollector<'_> {
     #[inline(always)]
     fn finish(&mut self, to: u8, them_left: u64, single_step: bool) {
-        let captured = self.them & !them_left;
-        if single_step {
-            let to = Square::from_index_unchecked(to);
-            self.out
-                .push(Turn::new(self.from, to, Bitboard::from_bits(captured)));
-            return;
-        }
-        let hash = (captured ^ u64::from(to)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58;
-        let filter_bit = 1u64 << hash;
+        let captured_bits = self.them & !them_left;
+        let hash = (captured_bits ^ u64::from(to)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58;
         let to = Square::from_index_unchecked(to);
-        let captured = Bitboard::from_bits(captured);
-        let seen = self.seen_filter & filter_bit != 0
-            && self.out[self.first..]
-                .iter()
-                .any(|t| t.to() == to && t.captured() == captured);
-        self.seen_filter |= filter_bit;
-        if !seen {
-            self.out.push(Turn::new(self.from, to, captured));
+        let captured = Bitboard::from_bits(captured_bits);
+        // Single-step routes never merge (see `ChainSink::finish`): no lookup for them.
+        if !single_step {
+            let filter_bit = 1u64 << hash;
+            let seen = self.seen_filter & filter_bit != 0
+                && self.out[self.first..]
+                    .iter()
+                    .any(|t| t.to() == to && t.captured() == captured);
+            self.seen_filter |= filter_bit;
+            if seen {
+                return;
+            }
         }
+        self.out.push(Turn::new(self.from, to, captured));
     }
 }
 

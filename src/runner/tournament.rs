@@ -138,10 +138,15 @@ impl Schedule {
         round * units_per_round + unit
     }
 
+    /// True when the game at `index` (from 0) is one that `shard` plays.
+    pub fn in_shard(&self, index: u64, shard: Shard) -> bool {
+        shard.contains(self.unit(index))
+    }
+
     /// The games of `shard` in the whole schedule, `None` when it has no end.
     pub fn games_of(&self, shard: Shard) -> Option<u64> {
         let total = self.total()?;
-        Some((0..total).filter(|&i| shard.contains(self.unit(i))).count() as u64)
+        Some((0..total).filter(|&i| self.in_shard(i, shard)).count() as u64)
     }
 
     /// The game at `index` (from 0), `None` past the end.
@@ -277,7 +282,7 @@ fn worker(
         let Some(job) = config.schedule.job(index) else {
             break;
         };
-        if !config.shard.contains(config.schedule.unit(index)) {
+        if !config.schedule.in_shard(index, config.shard) {
             continue;
         }
         let opening: Opening = match config.openings.opening(job.opening, config.rules) {
@@ -482,8 +487,8 @@ impl Reporter<'_> {
     /// The first game numbered `number` or later that this shard plays.
     fn next_in_shard(&self, mut number: u64) -> u64 {
         let schedule = &self.config.schedule;
-        while schedule.job(number - 1).is_some()
-            && !self.config.shard.contains(schedule.unit(number - 1))
+        while schedule.total().is_none_or(|total| number <= total)
+            && !schedule.in_shard(number - 1, self.config.shard)
         {
             number += 1;
         }

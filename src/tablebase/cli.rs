@@ -1,7 +1,7 @@
 //! The `vato tablebase` command line: build, probe and stats.
 
 use super::index::{layer_size, layers_with};
-use super::probe::{Tablebase, missing_layers};
+use super::probe::{Tablebase, layer_names, missing_layers};
 use super::solver::{Progress, build_layers};
 use super::stats::layer_stats;
 use crate::rules::fen::parse_position;
@@ -185,12 +185,11 @@ pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
             } else if missing.is_empty() {
                 writeln!(out, "complete: every layer of up to {largest} stones")?;
             } else {
-                let names: Vec<String> = missing.iter().map(|(a, b)| format!("{a}v{b}")).collect();
                 writeln!(
                     out,
                     "incomplete: {} of the layers up to {largest} stones missing: {}",
                     missing.len(),
-                    names.join(", ")
+                    layer_names(&missing)
                 )?;
             }
         }

@@ -33,7 +33,7 @@ mod value;
 pub use cli::{TablebaseCommand, run_cli};
 pub use file::{FORMAT_VERSION, layer_file_name};
 pub use index::{binomial, index_of, layer_size, layers_with, placement_of, position_of};
-pub use probe::{MAX_STONES, Tablebase};
+pub use probe::{MAX_STONES, Tablebase, layer_names};
 pub use solver::{BuildReport, Progress, build, build_layers};
 pub use stats::{LayerStats, layer_stats};
 pub use value::{Outcome, Value};

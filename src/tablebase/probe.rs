@@ -20,6 +20,12 @@ pub struct Tablebase {
     rules: Rules,
 }
 
+/// Layers as words, `4v3, 3v4`, for messages.
+pub fn layer_names(layers: &[(usize, usize)]) -> String {
+    let names: Vec<String> = layers.iter().map(|(a, b)| format!("{a}v{b}")).collect();
+    names.join(", ")
+}
+
 /// The layers that a set holding `held` lacks, up to its largest stone count.
 pub fn missing_layers(held: &[(usize, usize)]) -> Vec<(usize, usize)> {
     let largest = held.iter().map(|&(a, b)| a + b).max().unwrap_or(0);

@@ -2,7 +2,7 @@
 
 use super::file::{read_layer, write_layer};
 use super::index::{index_of, layer_size, layers_with, placement_of, position_of};
-use super::probe::{MAX_STONES, slot_of};
+use super::probe::{MAX_STONES, layer_names, slot_of};
 use super::value::{
     DISTANCE_MASK, DRAW_CODE, LOSS_BIT, Outcome, Value, WIN_BIT, loss_code, win_code,
 };
@@ -125,16 +125,15 @@ pub fn build_layers(
             if !wanted {
                 continue;
             }
-            let missing: Vec<String> = (2..n)
+            let missing: Vec<(usize, usize)> = (2..n)
                 .flat_map(layers_with)
                 .filter(|&(x, y)| solved[slot_of(x, y)].is_none())
-                .map(|(x, y)| format!("{x}v{y}"))
                 .collect();
             if !missing.is_empty() {
                 bail!(
                     "layer pair {a}v{b} needs every layer with fewer stones in {}; missing: {}",
                     dir.display(),
-                    missing.join(", ")
+                    layer_names(&missing)
                 );
             }
             let layer_started = Instant::now();

@@ -1,5 +1,6 @@
 //! The engine's options, as `uci` declares them and `setoption` changes them.
 
+use crate::engine::search::{PARAMETERS, SearchConfig};
 use crate::rules::{ChainRule, DEFAULT_NO_CAPTURE_LIMIT, Rules};
 use crate::tablebase::MAX_STONES;
 
@@ -193,6 +194,8 @@ pub struct EngineOptions {
     pub no_capture_limit: u32,
     /// Rule option: capture chains must go on while they can.
     pub mandatory_continuation: bool,
+    /// The search's numeric parameters (the `Search...` options, for tuning).
+    pub search: SearchConfig,
 }
 
 impl Default for EngineOptions {
@@ -214,6 +217,7 @@ impl Default for EngineOptions {
             eval_file: EMBEDDED_NET.to_string(),
             no_capture_limit: DEFAULT_NO_CAPTURE_LIMIT,
             mandatory_continuation: false,
+            search: SearchConfig::default(),
         }
     }
 }
@@ -242,6 +246,15 @@ impl EngineOptions {
                     }
                 ),
             })
+            .chain(PARAMETERS.iter().map(|p| {
+                format!(
+                    "option name {} type spin default {} min {} max {}",
+                    p.name,
+                    p.default_value(),
+                    p.min,
+                    p.max
+                )
+            }))
             .collect()
     }
 
@@ -266,6 +279,15 @@ impl EngineOptions {
     /// Applies `setoption`; on error nothing changes and the message says why.
     pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<Change, String> {
         let Some(spec) = SPECS.iter().find(|s| s.name.eq_ignore_ascii_case(name)) else {
+            if let Some(parameter) = PARAMETERS
+                .iter()
+                .find(|p| p.name.eq_ignore_ascii_case(name))
+            {
+                let (name, min, max) = (parameter.name, parameter.min, parameter.max);
+                let n = spin_value(name, value, min.into(), max.into())?;
+                parameter.set(&mut self.search, n as i32);
+                return Ok(Change::Other);
+            }
             return match foreign_option(name, value) {
                 Some(answer) => answer.map(|()| Change::Other),
                 None => Err(format!("unknown option '{name}'")),
@@ -282,21 +304,7 @@ impl EngineOptions {
                 Ok(Change::ClearHash)
             }
             Kind::Spin { min, max, .. } => {
-                let text = value.ok_or_else(|| format!("option '{name}' needs a value"))?;
-                let n: i64 = text.parse().map_err(|_| {
-                    let digits = text.strip_prefix('-').unwrap_or(text);
-                    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
-                        format!("option '{name}' value '{text}' is out of range ({min} to {max})")
-                    } else {
-                        format!("option '{name}' needs a whole number, found '{text}'")
-                    }
-                })?;
-                if !(min..=max).contains(&n) {
-                    return Err(format!(
-                        "option '{name}' must be between {min} and {max}, found {n}"
-                    ));
-                }
-                let n = n as u32;
+                let n = spin_value(name, value, min, max)? as u32;
                 Ok(match name {
                     "Hash" => {
                         self.hash_mb = n;
@@ -393,6 +401,25 @@ impl EngineOptions {
             }
         }
     }
+}
+
+/// The value of the spin option `name`, checked against its range.
+fn spin_value(name: &str, value: Option<&str>, min: i64, max: i64) -> Result<i64, String> {
+    let text = value.ok_or_else(|| format!("option '{name}' needs a value"))?;
+    let n: i64 = text.parse().map_err(|_| {
+        let digits = text.strip_prefix('-').unwrap_or(text);
+        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+            format!("option '{name}' value '{text}' is out of range ({min} to {max})")
+        } else {
+            format!("option '{name}' needs a whole number, found '{text}'")
+        }
+    })?;
+    if !(min..=max).contains(&n) {
+        return Err(format!(
+            "option '{name}' must be between {min} and {max}, found {n}"
+        ));
+    }
+    Ok(n)
 }
 
 /// Options that other Fanorona engines have and interfaces set (the web interface of the
@@ -507,9 +534,27 @@ mod tests {
     }
 
     #[test]
+    fn search_parameters_are_options() {
+        let mut o = EngineOptions::default();
+        assert_eq!(
+            o.set("searchaspirationdelta", Some("55")),
+            Ok(Change::Other)
+        );
+        assert_eq!(o.search.aspiration_delta, 55);
+        assert_eq!(
+            o.set("SearchQuiescencePlies", Some("0")),
+            Err("option 'SearchQuiescencePlies' must be between 1 and 16, found 0".into())
+        );
+        assert_eq!(o.search.quiescence_plies, 4);
+        assert!(EngineOptions::declarations().contains(
+            &"option name SearchAspirationDelta type spin default 40 min 5 max 400".into()
+        ));
+    }
+
+    #[test]
     fn every_option_is_declared() {
         let lines = EngineOptions::declarations();
-        assert_eq!(lines.len(), SPECS.len());
+        assert_eq!(lines.len(), SPECS.len() + PARAMETERS.len());
         assert!(
             lines.contains(&"option name Threads type spin default 1 min 1 max 256".to_string())
         );

@@ -4,7 +4,7 @@
 use crate::engine::evaluate::{evaluate, terms};
 use crate::engine::nnue::Network;
 use crate::engine::search::{
-    Limits, Outcome, Report, Score, SearchConfig, SearchRequest, Signals, search, tablebase_score,
+    Limits, Outcome, Report, Score, SearchRequest, Signals, search, tablebase_score,
 };
 use crate::engine::skill;
 use crate::engine::timeman::Clock;
@@ -590,7 +590,7 @@ impl Session {
             threads: self.options.threads as usize,
             tt: self.tt.clone(),
             tablebase: self.tablebase.clone(),
-            config: SearchConfig::default(),
+            config: self.options.search,
             network: self.options.use_nnue.then(|| self.network.clone()),
         };
         let signals = Arc::new(Signals::new(params.ponder));

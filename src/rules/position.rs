@@ -274,6 +274,17 @@ impl Position {
         next
     }
 
+    /// The position with the other side to move and nothing else changed. Passing is no
+    /// legal turn in Fanorona: this is the search's null move, which asks whether a
+    /// position is so good that even doing nothing keeps it good.
+    #[inline]
+    pub fn with_turn_passed(&self) -> Position {
+        let mut next = *self;
+        next.side_to_move = self.side_to_move.opposite();
+        next.key ^= BLACK_TO_MOVE_KEY;
+        next
+    }
+
     /// The same game seen from the other side: colours swapped and the board turned by 180
     /// degrees, so the start position maps to itself. The evaluation must give a position
     /// and its flip the same score for the side to move.

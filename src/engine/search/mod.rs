@@ -18,10 +18,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 mod negamax;
+mod parameters;
 mod quiescence;
 mod root;
 mod thread;
 
+pub use parameters::{PARAMETERS, Parameter};
 use thread::Searcher;
 
 /// Deepest ply the search reaches (iterations, extensions and quiescence together).
@@ -92,6 +94,37 @@ pub struct SearchConfig {
     /// Past the first quiescence ply, search only this many captures of a position, those
     /// taking the most stones (all when zero).
     pub quiescence_width: usize,
+    /// Half-width of the first aspiration window, in centi-stones.
+    pub aspiration_delta: i32,
+    /// Logarithmic reductions: `base / 100 + ln(depth) * ln(turn number) * 100 / divisor`
+    /// plies.
+    pub reduction_base: i32,
+    /// See `reduction_base`.
+    pub reduction_divisor: i32,
+    /// The first paika turn (counted from 0 in search order) that may be reduced.
+    pub reduction_first_turn: i32,
+    /// The least remaining depth at which paikas are reduced.
+    pub reduction_min_depth: i32,
+    /// The first capture (counted from 0) that `capture_reductions` reduces.
+    pub capture_reduction_first_turn: i32,
+    /// The least remaining depth at which captures are reduced.
+    pub capture_reduction_min_depth: i32,
+    /// Reverse futility pruning: a quiet, unthreatened non-PV node whose static score
+    /// beats beta by this margin per ply of remaining depth returns it (0: off).
+    pub reverse_futility_margin: i32,
+    /// The deepest remaining depth at which reverse futility pruning applies.
+    pub reverse_futility_depth: i32,
+    /// Null move pruning: a quiet, unthreatened non-PV node whose static score is at
+    /// least beta lets the opponent move twice, searched this many plies shallower
+    /// (besides the ply of the pass), and returns beta when even that fails high (0: off).
+    pub null_move_reduction: i32,
+    /// Late move pruning: at a quiet, unthreatened non-PV node with at most 3 plies to go,
+    /// search only this many paikas plus the depth squared (0: off).
+    pub late_move_pruning: i32,
+    /// Futility pruning: at a quiet, unthreatened non-PV node with at most 2 plies to go
+    /// whose static score plus this margin per ply stays at or below alpha, search only
+    /// the first paika and the killers (0: off).
+    pub futility_margin: i32,
 }
 
 impl Default for SearchConfig {
@@ -106,7 +139,31 @@ impl Default for SearchConfig {
             capture_reductions: true,
             threat_quiescence: true,
             quiescence_width: 2,
+            aspiration_delta: 40,
+            reduction_base: 50,
+            reduction_divisor: 200,
+            reduction_first_turn: 3,
+            reduction_min_depth: 3,
+            capture_reduction_first_turn: 2,
+            capture_reduction_min_depth: 3,
+            reverse_futility_margin: 0,
+            reverse_futility_depth: 3,
+            null_move_reduction: 0,
+            late_move_pruning: 0,
+            futility_margin: 0,
         }
+    }
+}
+
+impl SearchConfig {
+    /// True when some pruning needs the static score of interior nodes.
+    pub fn needs_static_score(&self) -> bool {
+        self.reverse_futility_margin > 0 || self.null_move_reduction > 0 || self.futility_margin > 0
+    }
+
+    /// True when some pruning of quiet interior nodes is on.
+    pub fn prunes(&self) -> bool {
+        self.needs_static_score() || self.late_move_pruning > 0
     }
 }
 

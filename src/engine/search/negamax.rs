@@ -2,10 +2,10 @@
 //! pruning, reductions and turn ordering.
 
 use super::thread::Searcher;
-use super::{INFINITY, MATE, MAX_PLY, score_from_tt, score_to_tt, tablebase_score};
+use super::{DECIDED_BOUND, INFINITY, MATE, MAX_PLY, score_from_tt, score_to_tt, tablebase_score};
 use crate::engine::evaluate::{evaluate, evaluate_material};
 use crate::engine::tt::Bound;
-use crate::rules::movegen::generate_turns;
+use crate::rules::movegen::{capturing_stones, generate_turns, has_capture};
 use crate::rules::position::Position;
 use crate::rules::turn::Turn;
 
@@ -127,6 +127,48 @@ impl Searcher<'_> {
                 return score;
             }
         }
+        // Pruning by the static score, only where it can be trusted: no capture to make,
+        // none threatened, far from decided scores, off the principal variation.
+        let mut static_score = None;
+        let quiet = self.config.prunes()
+            && !pv_node
+            && ply > 0
+            && beta.abs() < DECIDED_BOUND
+            && alpha.abs() < DECIDED_BOUND
+            && !has_capture(position)
+            && capturing_stones(position.them(), position.us()).is_empty();
+        if quiet && self.config.needs_static_score() {
+            let score = self.evaluate(position, ply);
+            static_score = Some(score);
+            let config = &self.config;
+            if config.reverse_futility_margin > 0
+                && depth <= config.reverse_futility_depth
+                && score - config.reverse_futility_margin * depth >= beta
+            {
+                return score;
+            }
+            if config.null_move_reduction > 0
+                && depth >= 3
+                && score >= beta
+                && !self.passed[ply]
+                && position.us().count() >= 3
+                && ply < MAX_PLY - 2
+            {
+                let child = position.with_turn_passed();
+                let reduced = depth - 1 - config.null_move_reduction;
+                self.keys.push(child.key());
+                self.passed[ply + 1] = true;
+                let score = -self.negamax(&child, reduced, ply + 1, -beta, -beta + 1, false);
+                self.passed[ply + 1] = false;
+                self.keys.pop();
+                if self.aborted {
+                    return 0;
+                }
+                if score >= beta {
+                    return beta;
+                }
+            }
+        }
         let mut turns = std::mem::take(&mut self.turn_lists[ply]);
         generate_turns(position, self.request.rules.chain_rule, &mut turns);
         if turns.is_empty() {
@@ -142,26 +184,46 @@ impl Searcher<'_> {
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_turn = None;
+        let late_move_limit = (self.config.late_move_pruning > 0 && depth <= 3)
+            .then(|| (self.config.late_move_pruning + depth * depth) as usize);
+        let futile = static_score.is_some_and(|score| {
+            self.config.futility_margin > 0
+                && depth <= 2
+                && score + self.config.futility_margin * depth <= alpha
+        });
         for i in 0..turns.len() {
             let turn = Self::pick(&mut turns, &mut scores, i);
+            // Turns come best-ordered first, so once one is pruned all later ones are.
+            if quiet
+                && i > 0
+                && scores[i] < KILLER_SCORE
+                && (futile || late_move_limit.is_some_and(|limit| i >= limit))
+            {
+                break;
+            }
             let child = position.play(turn);
             self.keys.push(child.key());
-            let reduction =
-                if self.config.capture_reductions && forced && !pv_node && depth >= 3 && i >= 2 {
-                    1
-                } else if !self.config.late_move_reductions
-                    || forced
-                    || i < 3
-                    || depth < 3
-                    || scores[i] >= KILLER_SCORE
-                {
-                    0
-                } else if self.config.logarithmic_reductions {
-                    let r = self.reductions[(depth as usize).min(63)][i.min(63)];
-                    (r - i32::from(pv_node)).clamp(1, depth - 2)
-                } else {
-                    1 + i32::from(i >= 8 && depth >= 5)
-                };
+            let config = &self.config;
+            let reduction = if config.capture_reductions
+                && forced
+                && !pv_node
+                && depth >= config.capture_reduction_min_depth
+                && i as i32 >= config.capture_reduction_first_turn
+            {
+                1
+            } else if !config.late_move_reductions
+                || forced
+                || (i as i32) < config.reduction_first_turn
+                || depth < config.reduction_min_depth
+                || scores[i] >= KILLER_SCORE
+            {
+                0
+            } else if config.logarithmic_reductions {
+                let r = self.reductions[(depth as usize).min(63)][i.min(63)];
+                (r - i32::from(pv_node)).clamp(1, (depth - 2).max(1))
+            } else {
+                1 + i32::from(i >= 8 && depth >= 5)
+            };
             let mut score;
             if i == 0 {
                 score = -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha, pv_node);

@@ -144,7 +144,7 @@ impl Searcher<'_> {
         pv_index: usize,
     ) {
         let previous = roots[pv_index].score;
-        let mut delta = 40;
+        let mut delta = self.config.aspiration_delta;
         let use_window = self.config.aspiration && depth >= 4 && previous.abs() < MATE_BOUND;
         let (mut alpha, mut beta) = if use_window {
             (previous - delta, previous + delta)

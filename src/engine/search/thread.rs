@@ -37,6 +37,8 @@ pub(super) struct Searcher<'a> {
     pub(super) history: Vec<[i32; 64]>,
     /// Late move reductions by depth and turn number, for `logarithmic_reductions`.
     pub(super) reductions: Box<[[i32; 64]; 64]>,
+    /// Whether the node at each ply was reached by a null move (no two in a row).
+    pub(super) passed: Vec<bool>,
     /// The network's accumulators by ply, when the evaluation is the network.
     pub(super) accumulators: Option<AccumulatorStack>,
 }
@@ -74,7 +76,8 @@ impl<'a> Searcher<'a> {
             pv_table: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
             killers: vec![[None; 2]; MAX_PLY + 1],
             history: vec![[0; 64]; 64],
-            reductions: reduction_table(),
+            reductions: reduction_table(&request.config),
+            passed: vec![false; MAX_PLY + 1],
             accumulators: request
                 .network
                 .as_ref()
@@ -142,12 +145,16 @@ impl<'a> Searcher<'a> {
     }
 }
 
-/// Late move reductions: about ln(depth) * ln(turn number) / 2 plies.
-fn reduction_table() -> Box<[[i32; 64]; 64]> {
+/// Late move reductions: `base + ln(depth) * ln(turn number) / divisor` plies (by default
+/// 0.5 + ln(depth) * ln(turn number) / 2), never negative.
+fn reduction_table(config: &SearchConfig) -> Box<[[i32; 64]; 64]> {
+    let base = f64::from(config.reduction_base) / 100.0;
+    let divisor = f64::from(config.reduction_divisor.max(1)) / 100.0;
     let mut table = Box::new([[0; 64]; 64]);
     for (depth, row) in table.iter_mut().enumerate().skip(1) {
         for (number, r) in row.iter_mut().enumerate().skip(1) {
-            *r = (0.5 + (depth as f64).ln() * (number as f64).ln() / 2.0) as i32;
+            let plies = base + (depth as f64).ln() * (number as f64).ln() / divisor;
+            *r = plies.max(0.0) as i32;
         }
     }
     table
@@ -170,7 +177,7 @@ mod tests {
 
     #[test]
     fn reductions_grow_with_depth_and_turn_number() {
-        let table = reduction_table();
+        let table = reduction_table(&SearchConfig::default());
         assert_eq!(table[1][1], 0);
         assert_eq!(table[3][3], 1);
         for depth in 1..63 {

@@ -69,6 +69,12 @@ pub enum Command {
     /// opening, with Elo, LOS, pentanomial counts, SPRT and game records. Every `bestmove`
     /// is checked; illegal moves, time forfeits, crashes and stalls lose the game.
     Match(Box<crate::runner::MatchArgs>),
+    /// Tunes an engine's spin options (such as the Search... options) by SPSA self-play.
+    ///
+    /// Each iteration plays a colour-swapped pair between the engine with every option
+    /// pushed by a random sign and the engine pushed the other way, and moves the options
+    /// toward the better side. Resumable from its log.
+    Tune(Box<crate::runner::tune::TuneArgs>),
     /// Builds, probes and summarises the endgame tablebases.
     Tablebase {
         /// What to do with the tables.
@@ -123,6 +129,7 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
             Ok(())
         }
         Command::Match(args) => crate::runner::run_cli(*args, out),
+        Command::Tune(args) => crate::runner::tune::run_cli(*args, out),
         Command::Tablebase { action } => crate::tablebase::run_cli(action, out),
         Command::Datagen(args) => crate::learn::cli::run_datagen(args, out),
         Command::Train(args) => crate::learn::cli::run_train(args, out),

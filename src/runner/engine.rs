@@ -580,8 +580,8 @@ pub struct EngineProcess {
     log: Option<ProtocolLog>,
     protocol: Protocol,
     timeout: Duration,
-    /// The options the engine declared, by name.
-    declared: Vec<String>,
+    /// The options the engine declared: each name, and the rest of its line.
+    declared: Vec<(String, String)>,
     /// The engine's own name from `id name`, if it gave one.
     id_name: Option<String>,
 }
@@ -700,8 +700,9 @@ impl EngineProcess {
                 break;
             }
             if let Some(rest) = line.strip_prefix("option name ") {
-                let name = rest.split(" type ").next().unwrap_or(rest).trim();
-                self.declared.push(name.to_string());
+                let (name, kind) = rest.split_once(" type ").unwrap_or((rest, ""));
+                self.declared
+                    .push((name.trim().to_string(), kind.trim().to_string()));
             } else if let Some(name) = line.strip_prefix("id name ") {
                 self.id_name = Some(name.trim().to_string());
             }
@@ -736,7 +737,27 @@ impl EngineProcess {
 
     /// True when the engine declared the option `name` (compared without case).
     pub fn declares(&self, name: &str) -> bool {
-        self.declared.iter().any(|d| d.eq_ignore_ascii_case(name))
+        self.declared
+            .iter()
+            .any(|(d, _)| d.eq_ignore_ascii_case(name))
+    }
+
+    /// The default, minimum and maximum of the spin option `name`, if the engine
+    /// declared one.
+    pub fn spin(&self, name: &str) -> Option<(i64, i64, i64)> {
+        let (_, kind) = self
+            .declared
+            .iter()
+            .find(|(d, _)| d.eq_ignore_ascii_case(name))?;
+        let words: Vec<&str> = kind.split_whitespace().collect();
+        if words.first() != Some(&"spin") {
+            return None;
+        }
+        let field = |key: &str| -> Option<i64> {
+            let at = words.iter().position(|w| *w == key)?;
+            words.get(at + 1)?.parse().ok()
+        };
+        Some((field("default")?, field("min")?, field("max")?))
     }
 
     /// The engine's name from `id name`.

@@ -8,15 +8,18 @@
 //! - [`pgn`]: the game records, written and read back.
 //! - [`openings`]: opening files and the random balanced opening generator.
 //! - [`args`]: the command line.
+//! - [`spsa`] and [`tune`]: `vato tune`, SPSA tuning of an engine's options by self-play.
 
 pub mod args;
 pub mod engine;
 pub mod openings;
 pub mod pgn;
 pub mod referee;
+pub mod spsa;
 pub mod standings;
 pub mod stats;
 pub mod tournament;
+pub mod tune;
 
 pub use args::MatchArgs;
 pub use tournament::{MatchConfig, MatchSummary, run_match};

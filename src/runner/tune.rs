@@ -163,18 +163,29 @@ fn with_values(spec: &EngineSpec, plan: &Plan, values: &[i64], name: &str) -> En
 /// One game slot's engines, kept from game to game: the plus engine and the minus engine.
 type Processes = [Option<EngineProcess>; 2];
 
+/// What every game of a run shares.
+struct Setting<'a> {
+    spec: &'a EngineSpec,
+    plan: &'a Plan,
+    openings: &'a OpeningSource,
+    rules: Rules,
+}
+
 /// Plays game `game` (0: plus engine White, 1: it Black) of the pair of `perturbation`;
 /// the plus engine's points, or `None` when the run is stopping.
 fn play_half(
-    spec: &EngineSpec,
-    plan: &Plan,
+    setting: &Setting,
     perturbation: &Perturbation,
     game: usize,
-    openings: &OpeningSource,
-    rules: Rules,
     processes: &mut Processes,
     stop: &AtomicBool,
 ) -> Result<Option<f64>> {
+    let Setting {
+        spec,
+        plan,
+        openings,
+        rules,
+    } = *setting;
     let plus = with_values(spec, plan, &perturbation.plus, "plus");
     let minus = with_values(spec, plan, &perturbation.minus, "minus");
     // Engines kept from earlier games get this iteration's values before the game.
@@ -280,6 +291,13 @@ pub fn run_cli(args: TuneArgs, out: &mut dyn Write) -> Result<()> {
     )?;
     writeln!(out, "start: {}", describe(&spsa))?;
     let pairs_per_step = (args.concurrency / 2).max(1);
+    let plan = spsa.plan.clone();
+    let setting = Setting {
+        spec: &spec,
+        plan: &plan,
+        openings: &openings,
+        rules,
+    };
     let games_at_once = args.concurrency.clamp(1, 2 * pairs_per_step);
     let mut slots: Vec<Processes> = (0..2 * pairs_per_step).map(|_| [None, None]).collect();
     let (mut wins, mut draws, mut losses) = (0u64, 0u64, 0u64);
@@ -299,11 +317,8 @@ pub fn run_cli(args: TuneArgs, out: &mut dyn Write) -> Result<()> {
                     .enumerate()
                     .map(|(offset, processes)| {
                         let g = chunk_start + offset;
-                        let (spec, plan, p, openings, stop) =
-                            (&spec, &spsa.plan, &perturbations[g / 2], &openings, &*stop);
-                        scope.spawn(move || {
-                            play_half(spec, plan, p, g % 2, openings, rules, processes, stop)
-                        })
+                        let (setting, p, stop) = (&setting, &perturbations[g / 2], &*stop);
+                        scope.spawn(move || play_half(setting, p, g % 2, processes, stop))
                     })
                     .collect();
                 handles

@@ -426,7 +426,7 @@ fn is_log_line(line: &str, direction: &str, text: &str) -> bool {
 // 1. Handshake
 // ---------------------------------------------------------------------------------------
 
-const OPTION_NAMES: [&str; 17] = [
+const OPTION_NAMES: [&str; 31] = [
     "Hash",
     "Clear Hash",
     "Threads",
@@ -444,6 +444,20 @@ const OPTION_NAMES: [&str; 17] = [
     "UCI_ShowWDL",
     "UseNNUE",
     "EvalFile",
+    "SearchAspirationDelta",
+    "SearchReductionBase",
+    "SearchReductionDivisor",
+    "SearchReductionFirstTurn",
+    "SearchReductionMinDepth",
+    "SearchCaptureReductionFirstTurn",
+    "SearchCaptureReductionMinDepth",
+    "SearchQuiescencePlies",
+    "SearchQuiescenceWidth",
+    "SearchReverseFutilityMargin",
+    "SearchReverseFutilityDepth",
+    "SearchNullMoveReduction",
+    "SearchLateMovePruning",
+    "SearchFutilityMargin",
 ];
 
 /// Sends `hello` (`uci` or `ugi`) and checks the identification, one declaration per

@@ -5,17 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const VATO: &str = env!("CARGO_BIN_EXE_vato");
+mod scratch;
 
-/// A fresh directory in Cargo's scratch space.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("distributed-{name}"));
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+const VATO: &str = env!("CARGO_BIN_EXE_vato");
 
 fn script(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -58,7 +50,7 @@ fn single_run_standings() -> String {
     static SINGLE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     SINGLE
         .get_or_init(|| {
-            let dir = temp_dir("single");
+            let dir = scratch::fresh_dir("distributed", "single");
             let pgn = dir.join("all.pgn");
             run(Command::new(VATO)
                 .arg("match")
@@ -74,7 +66,7 @@ fn single_run_standings() -> String {
 
 #[test]
 fn match_shards_merged_equal_the_single_run() {
-    let dir = temp_dir("shards");
+    let dir = scratch::fresh_dir("distributed", "shards");
     let mut files = Vec::new();
     for k in 1..=3 {
         let pgn = dir.join(format!("shard-{k}.pgn"));
@@ -137,7 +129,7 @@ fn local_logins(name: &str) -> Option<(PathBuf, PathBuf)> {
         eprintln!("GNU parallel is not installed: the script test is skipped");
         return None;
     }
-    let dir = temp_dir(name);
+    let dir = scratch::fresh_dir("distributed", name);
     let logins = dir.join("logins");
     std::fs::write(&logins, "2/:\n").unwrap();
     Some((dir, logins))
@@ -221,7 +213,7 @@ fn array_task(path: &str, task: u32, tasks: u32, env: &[(&str, &str)], args: &[&
 /// Slurm sets, which is what the batch scripts see on a cluster.
 #[test]
 fn slurm_match_array_and_merge_equal_the_single_run() {
-    let dir = temp_dir("slurm-match");
+    let dir = scratch::fresh_dir("distributed", "slurm-match");
     for task in 1..=2 {
         let mut command = Command::new("sh");
         command
@@ -242,7 +234,7 @@ fn slurm_match_array_and_merge_equal_the_single_run() {
 
 #[test]
 fn slurm_datagen_and_tablebase_arrays_run_their_tasks() {
-    let dir = temp_dir("slurm-datagen");
+    let dir = scratch::fresh_dir("distributed", "slurm-datagen");
     for task in 1..=2 {
         array_task(
             "scripts/slurm/datagen.sbatch",
@@ -262,7 +254,7 @@ fn slurm_datagen_and_tablebase_arrays_run_their_tasks() {
         assert!(dir.join(format!("part-{k}.vdata")).is_file());
     }
 
-    let tables = temp_dir("slurm-tablebase");
+    let tables = scratch::fresh_dir("distributed", "slurm-tablebase");
     let layer_task = |stones: &str, task: u32, tasks: u32| {
         let mut command = Command::new("sh");
         command

@@ -2,19 +2,11 @@
 //! legal turns at both ends of its range, and a tuning run writes a log that resumes it
 //! exactly and refuses damage.
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
 
-const VATO: &str = env!("CARGO_BIN_EXE_vato");
+mod scratch;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tune-{name}"));
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+const VATO: &str = env!("CARGO_BIN_EXE_vato");
 
 fn vato(args: &[&str]) -> Output {
     Command::new(VATO).args(args).output().expect("vato starts")
@@ -119,7 +111,7 @@ fn tune_args<'a>(log: &'a str, iterations: &'a str) -> Vec<&'a str> {
 
 #[test]
 fn a_tuning_run_resumes_from_its_log_exactly() {
-    let dir = temp_dir("resume");
+    let dir = scratch::fresh_dir("tune", "resume");
     let log = dir.join("tune.log");
     let log_name = log.to_str().unwrap();
     let out = vato(&tune_args(log_name, "8"));
@@ -157,7 +149,7 @@ fn a_tuning_run_resumes_from_its_log_exactly() {
 
 #[test]
 fn a_damaged_log_is_refused_and_kept() {
-    let dir = temp_dir("damaged");
+    let dir = scratch::fresh_dir("tune", "damaged");
     let log = dir.join("tune.log");
     let log_name = log.to_str().unwrap();
     let out = vato(&tune_args(log_name, "2"));
@@ -176,7 +168,7 @@ fn a_damaged_log_is_refused_and_kept() {
 
 #[test]
 fn unknown_and_unsuitable_parameters_are_refused() {
-    let dir = temp_dir("unknown");
+    let dir = scratch::fresh_dir("tune", "unknown");
     let log = dir.join("tune.log");
     let engine = format!("cmd={VATO}");
     for (param, message) in [

@@ -225,36 +225,18 @@ impl Default for EngineOptions {
 impl EngineOptions {
     /// One `option name ... type ...` line per option, for `uci`.
     pub fn declarations() -> Vec<String> {
+        let search = PARAMETERS.iter().map(|p| {
+            let kind = Kind::Spin {
+                default: p.default_value().into(),
+                min: p.min.into(),
+                max: p.max.into(),
+            };
+            declaration(p.name, kind)
+        });
         SPECS
             .iter()
-            .map(|spec| match spec.kind {
-                Kind::Spin { default, min, max } => format!(
-                    "option name {} type spin default {default} min {min} max {max}",
-                    spec.name
-                ),
-                Kind::Check { default } => {
-                    format!("option name {} type check default {default}", spec.name)
-                }
-                Kind::Button => format!("option name {} type button", spec.name),
-                Kind::Text { default } => format!(
-                    "option name {} type string default {}",
-                    spec.name,
-                    if default.is_empty() {
-                        "<empty>"
-                    } else {
-                        default
-                    }
-                ),
-            })
-            .chain(PARAMETERS.iter().map(|p| {
-                format!(
-                    "option name {} type spin default {} min {} max {}",
-                    p.name,
-                    p.default_value(),
-                    p.min,
-                    p.max
-                )
-            }))
+            .map(|spec| declaration(spec.name, spec.kind))
+            .chain(search)
             .collect()
     }
 
@@ -400,6 +382,25 @@ impl EngineOptions {
                 })
             }
         }
+    }
+}
+
+/// The `option name ... type ...` line of the option `name`.
+fn declaration(name: &str, kind: Kind) -> String {
+    match kind {
+        Kind::Spin { default, min, max } => {
+            format!("option name {name} type spin default {default} min {min} max {max}")
+        }
+        Kind::Check { default } => format!("option name {name} type check default {default}"),
+        Kind::Button => format!("option name {name} type button"),
+        Kind::Text { default } => format!(
+            "option name {name} type string default {}",
+            if default.is_empty() {
+                "<empty>"
+            } else {
+                default
+            }
+        ),
     }
 }
 

@@ -57,8 +57,6 @@ pub struct Perturbation {
     pub iteration: u64,
     /// Each parameter's sign.
     pub signs: Vec<f64>,
-    /// Each parameter's perturbation size at this iteration.
-    pub sizes: Vec<f64>,
     /// The engine whose parameters are pushed by `+sign * size`.
     pub plus: Vec<i64>,
     /// The engine whose parameters are pushed by `-sign * size`.
@@ -86,6 +84,8 @@ pub struct Spsa {
     pub theta: Vec<f64>,
     /// Each finished iteration's result: the plus engine's points minus the minus engine's.
     pub results: Vec<i32>,
+    /// The log's iteration lines so far, each written when its iteration is recorded.
+    lines: String,
 }
 
 impl Plan {
@@ -182,6 +182,7 @@ impl Spsa {
             plan,
             theta,
             results: Vec::new(),
+            lines: String::new(),
         }
     }
 
@@ -205,14 +206,13 @@ impl Spsa {
             .iter()
             .map(|_| if rng.next_u64() & 1 == 0 { 1.0 } else { -1.0 })
             .collect();
-        let sizes: Vec<f64> = (0..signs.len()).map(|i| self.plan.size(i, k)).collect();
         let push = |direction: f64| -> Vec<i64> {
             self.plan
                 .params
                 .iter()
                 .enumerate()
                 .map(|(i, p)| {
-                    let value = self.theta[i] + direction * signs[i] * sizes[i];
+                    let value = self.theta[i] + direction * signs[i] * self.plan.size(i, k);
                     (value.round() as i64).clamp(p.min, p.max)
                 })
                 .collect()
@@ -222,12 +222,12 @@ impl Spsa {
             plus: push(1.0),
             minus: push(-1.0),
             signs,
-            sizes,
         }
     }
 
     /// Records iteration `perturbation.iteration`'s result (plus engine's points minus the
-    /// minus engine's, -2 to 2 for a pair) and moves the values.
+    /// minus engine's, -2 to 2 for a pair), moves the values and adds the iteration's log
+    /// line.
     pub fn update(&mut self, perturbation: &Perturbation, result: i32) {
         let k = perturbation.iteration;
         for (i, p) in self.plan.params.iter().enumerate() {
@@ -235,24 +235,15 @@ impl Spsa {
             self.theta[i] = (self.theta[i] + step).clamp(p.min as f64, p.max as f64);
         }
         self.results.push(result);
+        let values: Vec<String> = self.theta.iter().map(|t| format!("{t:.4}")).collect();
+        self.lines
+            .push_str(&sealed(&format!("{k} {result:+} {}", values.join(" "))));
     }
 
     /// The whole log: the header, then one line per finished iteration with its result
     /// and the values after it.
     pub fn log_text(&self) -> String {
-        let mut text = sealed(&self.plan.header());
-        let mut replay = Spsa::new(self.plan.clone());
-        for (n, &result) in self.results.iter().enumerate() {
-            let perturbation = replay.perturbation(n as u64 + 1);
-            replay.update(&perturbation, result);
-            let values: Vec<String> = replay.theta.iter().map(|t| format!("{t:.4}")).collect();
-            text.push_str(&sealed(&format!(
-                "{} {result:+} {}",
-                n + 1,
-                values.join(" ")
-            )));
-        }
-        text
+        sealed(&self.plan.header()) + &self.lines
     }
 
     /// A run from its log: the header's plan, replayed through the recorded results (the

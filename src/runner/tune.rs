@@ -308,7 +308,7 @@ pub fn run_cli(args: TuneArgs, out: &mut dyn Write) -> Result<()> {
             (first..=last).map(|k| spsa.perturbation(k)).collect();
         // Game g of the step: pair g / 2, colours g % 2; at most `games_at_once` run together.
         let games = 2 * perturbations.len();
-        let mut points: Vec<Option<f64>> = vec![None; games];
+        let mut points: Vec<Option<f64>> = Vec::with_capacity(games);
         for chunk_start in (0..games).step_by(games_at_once) {
             let chunk_end = (chunk_start + games_at_once).min(games);
             let outcomes: Vec<Result<Option<f64>>> = std::thread::scope(|scope| {
@@ -329,15 +329,16 @@ pub fn run_cli(args: TuneArgs, out: &mut dyn Write) -> Result<()> {
                     })
                     .collect()
             });
-            for (offset, outcome) in outcomes.into_iter().enumerate() {
-                points[chunk_start + offset] = outcome?;
+            for outcome in outcomes {
+                points.push(outcome?);
             }
         }
-        if points.iter().any(Option::is_none) {
+        // A game cut short by Ctrl-C leaves its step unplayed.
+        let Some(points) = points.into_iter().collect::<Option<Vec<f64>>>() else {
             break;
-        }
-        for (n, perturbation) in perturbations.iter().enumerate() {
-            let plus = points[2 * n].unwrap_or(0.0) + points[2 * n + 1].unwrap_or(0.0);
+        };
+        for (perturbation, pair) in perturbations.iter().zip(points.chunks(2)) {
+            let plus = pair[0] + pair[1];
             let result = (2.0 * plus - 2.0).round() as i32;
             match result.signum() {
                 1 => wins += 1,

@@ -15,36 +15,53 @@ use crate::rules::geometry::{
 use crate::rules::position::Position;
 use crate::rules::turn::{CaptureKind, Route, Step, Turn};
 
-/// The first capturing steps available, as sets of movers per direction.
-struct FirstSteps {
-    /// `approach[d]`: stones that capture by approach stepping in direction `d`.
+/// The capturing steps of the board, set-wise: for each direction, the points from which a
+/// stone stepping that way would capture, whatever stands on them now.
+struct CaptureSteps {
+    /// `approach[d]`: points whose neighbour in direction `d` is empty and the point after
+    /// it an enemy.
     approach: [Bitboard; 8],
-    /// `withdrawal[d]`: stones that capture by withdrawal stepping in direction `d`.
+    /// `withdrawal[d]`: points whose neighbour in direction `d` is empty and whose
+    /// neighbour the other way is an enemy.
     withdrawal: [Bitboard; 8],
 }
 
-impl FirstSteps {
-    /// Set-wise: for each direction, which of `movers` could step onto an `empty` point and
-    /// capture an enemy in `them` by approach or by withdrawal.
-    #[inline]
-    fn new(movers: Bitboard, them: Bitboard, empty: Bitboard) -> FirstSteps {
-        let mut steps = FirstSteps {
+impl CaptureSteps {
+    /// Eight directions at a time with shifts of the whole board: the shifts of a line's two
+    /// directions serve both, so each line costs six.
+    #[inline(always)]
+    fn new(them: Bitboard, empty: Bitboard) -> CaptureSteps {
+        let mut steps = CaptureSteps {
             approach: [Bitboard::EMPTY; 8],
             withdrawal: [Bitboard::EMPTY; 8],
         };
-        for d in Direction::ALL {
-            let back = d.opposite();
-            // Approach: the point ahead is empty and the one after it is an enemy.
-            steps.approach[d.index()] = (empty & them.shift(back)).shift(back) & movers;
-            // Withdrawal: the point ahead is empty and the point behind is an enemy.
-            steps.withdrawal[d.index()] = them.shift(d) & empty.shift(back) & movers;
-        }
+        // Written out line by line: each shift then has a constant direction.
+        steps.add_line(Direction::North, them, empty);
+        steps.add_line(Direction::NorthEast, them, empty);
+        steps.add_line(Direction::East, them, empty);
+        steps.add_line(Direction::SouthEast, them, empty);
         steps
     }
 
-    /// Every stone with at least one capturing step.
+    /// The steps along the line of direction `d`, both ways.
+    #[inline(always)]
+    fn add_line(&mut self, d: Direction, them: Bitboard, empty: Bitboard) {
+        let back = d.opposite();
+        // Points whose neighbour in `d` (`them_ahead`, `empty_ahead`) or in `back`
+        // (`them_behind`, `empty_behind`) is an enemy or empty.
+        let them_ahead = them.shift(back);
+        let them_behind = them.shift(d);
+        let empty_ahead = empty.shift(back);
+        let empty_behind = empty.shift(d);
+        self.approach[d.index()] = (empty & them_ahead).shift(back);
+        self.withdrawal[d.index()] = them_behind & empty_ahead;
+        self.approach[back.index()] = (empty & them_behind).shift(d);
+        self.withdrawal[back.index()] = them_ahead & empty_behind;
+    }
+
+    /// Every point with at least one capturing step.
     #[inline]
-    fn movers(&self) -> Bitboard {
+    fn sources(&self) -> Bitboard {
         (0..8).fold(Bitboard::EMPTY, |acc, d| {
             acc | self.approach[d] | self.withdrawal[d]
         })
@@ -54,7 +71,7 @@ impl FirstSteps {
 /// The stones of `us` that have a capturing first step, given the enemy stones `them`.
 #[inline]
 pub fn capturing_stones(us: Bitboard, them: Bitboard) -> Bitboard {
-    FirstSteps::new(us, them, !(us | them)).movers()
+    CaptureSteps::new(them, !(us | them)).sources() & us
 }
 
 /// True when the side to move has a capture, so that it may not play a paika.
@@ -114,15 +131,15 @@ pub fn generate_turns(position: &Position, chain_rule: ChainRule, out: &mut Vec<
 /// a direction it may take). Only stones with such a landing point are walked in full.
 pub fn count_turns(position: &Position, chain_rule: ChainRule, scratch: &mut Vec<Turn>) -> usize {
     let (us, them, empty) = (position.us(), position.them(), position.empty());
-    let steps = FirstSteps::new(us, them, empty);
-    let capturers = steps.movers();
-    if capturers.is_empty() {
+    let steps = CaptureSteps::new(them, empty);
+    let sources = steps.sources();
+    if (sources & us).is_empty() {
         return Direction::ALL
             .iter()
             .map(|&d| (us.shift(d) & empty).count() as usize)
             .sum();
     }
-    let continuation_points = FirstSteps::new(empty, them, empty).movers();
+    let continuation_points = sources & empty;
     // A first step to a point where no chain can go on is a turn of its own, counted here;
     // the stones with a step to such a point are walked from those points only.
     let mut chained = Bitboard::EMPTY;
@@ -130,9 +147,10 @@ pub fn count_turns(position: &Position, chain_rule: ChainRule, scratch: &mut Vec
     for d in Direction::ALL {
         let i = d.index();
         let going_on = continuation_points.shift(d.opposite());
-        count += (steps.approach[i] & !going_on).count() as usize;
-        count += (steps.withdrawal[i] & !going_on).count() as usize;
-        chained |= (steps.approach[i] | steps.withdrawal[i]) & going_on;
+        let (approach, withdrawal) = (steps.approach[i] & us, steps.withdrawal[i] & us);
+        count += (approach & !going_on).count() as usize;
+        count += (withdrawal & !going_on).count() as usize;
+        chained |= (approach | withdrawal) & going_on;
     }
     for from in chained {
         scratch.clear();
@@ -326,15 +344,44 @@ fn walk_chains(
         others: (us & !Bitboard::from_square(from)).bits(),
         chain_rule,
     };
-    let at = from.index() as u8;
-    // Landing points: empty and not yet occupied this turn (which also rules out going
-    // straight back); later steps also exclude going straight on.
-    let landings = ADJACENT[from.index()] & !(walk.others | them.bits()) & first_landings;
-    walk.extend::<true>(at, them.bits(), 1 << at, landings, sink);
+    let at = from.index();
+    let landings = ADJACENT[at] & !(walk.others | them.bits()) & first_landings;
+    let first_steps = capture_landings(at, them.bits(), landings);
+    walk.extend::<true>(at as u8, them.bits(), 1 << at, first_steps, sink);
 }
 
-const fn build_capture_reach() -> [u64; TABLE_ROWS] {
-    let mut table = [0u64; TABLE_ROWS];
+/// For one point, where its capturing steps land, as masks for bit extraction and deposit.
+///
+/// A step from point `p` in direction `d` lands on `p + delta(d)`; it captures by approach
+/// when `p + 2 delta(d)` holds an enemy and by withdrawal when `p - delta(d)` does. `delta`
+/// is a constant per direction (a point's index is `rank * 9 + file`), so sorting the
+/// approach targets by index sorts them as their landing points, and sorting the
+/// withdrawal targets sorts them the other way round. Extracting the enemy bits of the
+/// targets and depositing them on the landing points (reversed for withdrawal) therefore
+/// gives every capturing landing point in a few instructions, whatever the direction.
+#[derive(Clone, Copy)]
+struct CaptureGeometry {
+    /// Points two steps away along a line: the first victims of an approach.
+    approach_targets: u64,
+    /// The landing points of those approaches, one per target.
+    approach_landings: u64,
+    /// Points one step behind: the first victims of a withdrawal.
+    withdrawal_targets: u64,
+    /// The landing points of those withdrawals, one per target.
+    withdrawal_landings: u64,
+    /// `8 - withdrawal_targets.count_ones()`: aligns an 8-bit reversal to the targets.
+    withdrawal_shift: u32,
+}
+
+const fn build_capture_geometry() -> [CaptureGeometry; TABLE_ROWS] {
+    let empty = CaptureGeometry {
+        approach_targets: 0,
+        approach_landings: 0,
+        withdrawal_targets: 0,
+        withdrawal_landings: 0,
+        withdrawal_shift: 8,
+    };
+    let mut table = [empty; TABLE_ROWS];
     let mut sq = 0;
     while sq < NUM_SQUARES {
         let mut d = 0;
@@ -343,11 +390,14 @@ const fn build_capture_reach() -> [u64; TABLE_ROWS] {
             if to != NONE {
                 let ahead = NEIGHBORS[to as usize][d];
                 if ahead != NONE {
-                    table[sq] |= 1 << ahead;
+                    table[sq].approach_targets |= 1 << ahead;
+                    table[sq].approach_landings |= 1 << to;
                 }
                 let behind = NEIGHBORS[sq][(d + 4) % 8];
                 if behind != NONE {
-                    table[sq] |= 1 << behind;
+                    table[sq].withdrawal_targets |= 1 << behind;
+                    table[sq].withdrawal_landings |= 1 << to;
+                    table[sq].withdrawal_shift -= 1;
                 }
             }
             d += 1;
@@ -357,9 +407,82 @@ const fn build_capture_reach() -> [u64; TABLE_ROWS] {
     table
 }
 
-/// `CAPTURE_REACH[point]`: every point whose enemy stone a step from `point` could capture
-/// first (two steps ahead for approach, one behind for withdrawal); a quick refusal test.
-const CAPTURE_REACH: [u64; TABLE_ROWS] = build_capture_reach();
+/// `CAPTURE_GEOMETRY[point]`: see [`CaptureGeometry`].
+const CAPTURE_GEOMETRY: [CaptureGeometry; TABLE_ROWS] = build_capture_geometry();
+
+const fn build_reversed_bytes() -> [u8; 256] {
+    let mut table = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = (i as u8).reverse_bits();
+        i += 1;
+    }
+    table
+}
+
+/// `REVERSED_BYTES[b]`: the byte `b` with its bit order reversed.
+const REVERSED_BYTES: [u8; 256] = build_reversed_bytes();
+
+/// The landing points among `landings` from which a step from `at` captures, by approach
+/// and by withdrawal, with the enemy stones `them`.
+#[inline(always)]
+fn capture_landings(at: usize, them: u64, landings: u64) -> (u64, u64) {
+    let geometry = &CAPTURE_GEOMETRY[at & (TABLE_ROWS - 1)];
+    let approach_hits = extract_bits(them, geometry.approach_targets);
+    let withdrawal_hits = extract_bits(them, geometry.withdrawal_targets);
+    // At most eight targets each, so the extracted bits fit a byte.
+    let withdrawal_hits =
+        u64::from(REVERSED_BYTES[withdrawal_hits as usize & 0xFF]) >> geometry.withdrawal_shift;
+    (
+        deposit_bits(approach_hits, geometry.approach_landings) & landings,
+        deposit_bits(withdrawal_hits, geometry.withdrawal_landings) & landings,
+    )
+}
+
+/// The bits of `value` under `mask`, packed to the low end (the BMI2 `pext` instruction).
+#[inline(always)]
+fn extract_bits(value: u64, mask: u64) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        // SAFETY: the instruction exists: this code is compiled only for targets with BMI2.
+        unsafe { std::arch::x86_64::_pext_u64(value, mask) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let (mut mask, mut packed, mut out_bit) = (mask, 0, 1u64);
+        while mask != 0 {
+            if value & mask & mask.wrapping_neg() != 0 {
+                packed |= out_bit;
+            }
+            mask &= mask - 1;
+            out_bit <<= 1;
+        }
+        packed
+    }
+}
+
+/// The low bits of `value` spread over the set bits of `mask` in order (the BMI2 `pdep`
+/// instruction).
+#[inline(always)]
+fn deposit_bits(value: u64, mask: u64) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    {
+        // SAFETY: the instruction exists: this code is compiled only for targets with BMI2.
+        unsafe { std::arch::x86_64::_pdep_u64(value, mask) }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    {
+        let (mut mask, mut spread, mut in_bit) = (mask, 0, 1u64);
+        while mask != 0 {
+            if value & in_bit != 0 {
+                spread |= mask & mask.wrapping_neg();
+            }
+            mask &= mask - 1;
+            in_bit <<= 1;
+        }
+        spread
+    }
+}
 
 /// The fixed facts of one stone's chain walk.
 struct ChainWalk {
@@ -369,39 +492,38 @@ struct ChainWalk {
 }
 
 impl ChainWalk {
-    /// Takes every capturing step from `at` to one of `landings` and reports it; returns
-    /// whether there was one. `FIRST`: these are the turn's first steps.
+    /// Takes every capturing step from `at`: by approach to each point of `approach`, by
+    /// withdrawal to each point of `withdrawal` (in point order, approach first on a point
+    /// that allows both), and reports it. `FIRST`: these are the turn's first steps.
     #[inline]
     fn extend<const FIRST: bool>(
         &self,
         at: u8,
         them: u64,
         visited: u64,
-        mut landings: u64,
+        (approach, withdrawal): (u64, u64),
         sink: &mut impl ChainSink,
-    ) -> bool {
+    ) {
         let at = at as usize & (TABLE_ROWS - 1);
-        let mut captured_any = false;
+        let mut landings = approach | withdrawal;
         while landings != 0 {
             let to = landings.trailing_zeros() as usize & (TABLE_ROWS - 1);
+            let to_bit = landings & landings.wrapping_neg();
             landings &= landings - 1;
             let d = DIRECTION_BETWEEN[at][to] as usize & 7;
-            let next_visited = visited | 1 << to;
-            if them & NEIGHBOR_BITS[to][d] != 0 {
-                captured_any = true;
+            let next_visited = visited | to_bit;
+            if approach & to_bit != 0 {
                 let run = capture_run(RAYS[to][d], d, them);
                 let next = (them & !run, next_visited, d);
                 self.step::<FIRST>(to as u8, CaptureKind::Approach, next, sink);
             }
-            let back = d ^ 4;
-            if them & NEIGHBOR_BITS[at][back] != 0 {
-                captured_any = true;
+            if withdrawal & to_bit != 0 {
+                let back = d ^ 4;
                 let run = capture_run(RAYS[at][back], back, them);
                 let next = (them & !run, next_visited, d);
                 self.step::<FIRST>(to as u8, CaptureKind::Withdrawal, next, sink);
             }
         }
-        captured_any
     }
 
     #[inline(always)]
@@ -413,17 +535,17 @@ impl ChainWalk {
         sink: &mut impl ChainSink,
     ) {
         sink.enter(to, kind);
-        // Most chains end here: test the cheap necessary conditions for a further capture
-        // (an enemy within reach, a landing point) before paying for the recursive call.
         // Landing points: empty, not occupied before during this turn (which rules out
-        // going straight back) and not straight on; computed once, here, for both.
+        // going straight back) and not straight on.
         let to_index = to as usize & (TABLE_ROWS - 1);
         let landings = ADJACENT[to_index]
             & !(self.others | them_left | visited | NEIGHBOR_BITS[to_index][direction & 7]);
-        let may_continue = landings != 0 && CAPTURE_REACH[to_index] & them_left != 0;
-        let continued =
-            may_continue && self.extend::<false>(to, them_left, visited, landings, sink);
-        if self.chain_rule == ChainRule::Optional || !continued {
+        let next = capture_landings(to_index, them_left, landings);
+        let continues = next.0 | next.1 != 0;
+        if continues {
+            self.extend::<false>(to, them_left, visited, next, sink);
+        }
+        if self.chain_rule == ChainRule::Optional || !continues {
             sink.finish(to, them_left, FIRST);
         }
         sink.leave();

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use vato::engine::evaluate::{evaluate, terms};
 use vato::engine::nnue::{AccumulatorStack, embedded};
 use vato::rules::ChainRule;
-use vato::rules::movegen::{count_turns, has_capture, legal_routes, legal_turns};
+use vato::rules::movegen::{TurnCounting, count_turns, has_capture, legal_routes, legal_turns};
 use vato::rules::notation::{parse_turn, spell_turn, spelled_turns};
 use vato::rules::position::Position;
 use vato::rules::turn::Turn;
@@ -39,7 +39,7 @@ proptest! {
             if has_capture(&p) {
                 prop_assert!(turns.iter().all(|t| t.is_capture()));
             }
-            let mut scratch = Vec::new();
+            let mut scratch = TurnCounting::default();
             prop_assert_eq!(count_turns(&p, rule, &mut scratch), turns.len());
         }
     }

@@ -4,13 +4,13 @@
 //! of the whole board. Capture chains are then walked stone by stone, depth first, on plain
 //! `u64` sets with precomputed neighbour and ray tables, so the hot path neither allocates
 //! (beyond the caller's reusable list) nor builds routes. Routes, which the notation needs,
-//! come from the same walk with a recording sink.
+//! come from the same walk with a recording sink. Perft's last ply only counts turns, in no
+//! particular order, with a walk of its own that queues landing points instead of recursing.
 
 use crate::rules::ChainRule;
 use crate::rules::bitboard::Bitboard;
 use crate::rules::geometry::{
-    ADJACENT, DIRECTION_BETWEEN, Direction, NEIGHBOR_BITS, NEIGHBORS, NONE, NUM_SQUARES, RAYS,
-    Square, TABLE_ROWS,
+    ADJACENT, DIRECTION_BETWEEN, Direction, NEIGHBORS, NONE, NUM_SQUARES, RAYS, Square, TABLE_ROWS,
 };
 use crate::rules::position::Position;
 use crate::rules::turn::{CaptureKind, Route, Step, Turn};
@@ -129,7 +129,11 @@ pub fn generate_turns(position: &Position, chain_rule: ChainRule, out: &mut Vec<
 /// on the board as it is now (the first step only removes enemies and leaves behind a point
 /// the stone may not revisit; the points it frees are never next to the landing point in
 /// a direction it may take). Only stones with such a landing point are walked in full.
-pub fn count_turns(position: &Position, chain_rule: ChainRule, scratch: &mut Vec<Turn>) -> usize {
+pub fn count_turns(
+    position: &Position,
+    chain_rule: ChainRule,
+    scratch: &mut TurnCounting,
+) -> usize {
     let (us, them, empty) = (position.us(), position.them(), position.empty());
     let steps = CaptureSteps::new(them, empty);
     let sources = steps.sources();
@@ -153,16 +157,171 @@ pub fn count_turns(position: &Position, chain_rule: ChainRule, scratch: &mut Vec
         chained |= (approach | withdrawal) & going_on;
     }
     for from in chained {
-        scratch.clear();
-        let mut sink = TurnCounter {
-            single_steps: 0,
-            longer: TurnCollector::new(scratch, from, them),
-        };
-        let first_landings = continuation_points.bits();
-        walk_chains(from, us, them, first_landings, chain_rule, &mut sink);
-        count += sink.single_steps + sink.longer.out.len();
+        count += scratch.count_stone(from, us, them, continuation_points.bits(), chain_rule);
     }
     count
+}
+
+/// Reusable memory for [`count_turns`], so that counting never allocates once warmed up.
+#[derive(Default)]
+pub struct TurnCounting {
+    /// The turns of two or more steps found so far for the stone being walked.
+    longer: Vec<Turn>,
+    /// One bit per hash of the turns in `longer`: most new turns miss it and need no search.
+    seen_filter: u64,
+    /// Landing points still to be walked on from.
+    pending: Vec<PendingStep>,
+}
+
+/// A stone that has just landed on `at` in a chain that is not finished: the walk goes on
+/// from it later.
+#[derive(Clone, Copy)]
+struct PendingStep {
+    at: u8,
+    /// The enemy stones left.
+    them: u64,
+    /// Points the stone may not land on: the side's other stones and the points visited.
+    blocked: u64,
+    /// Where its capturing steps by approach land.
+    approach: u64,
+    /// Where its capturing steps by withdrawal land.
+    withdrawal: u64,
+}
+
+impl TurnCounting {
+    /// The turns of the stone on `from` whose first step lands on one of `first_landings`.
+    ///
+    /// Order does not matter when counting, so the walk keeps a list of landing points to
+    /// go on from instead of recursing: each is taken up once, with no state to resume.
+    fn count_stone(
+        &mut self,
+        from: Square,
+        us: Bitboard,
+        them: Bitboard,
+        first_landings: u64,
+        chain_rule: ChainRule,
+    ) -> usize {
+        self.longer.clear();
+        self.seen_filter = 0;
+        self.pending.clear();
+        let at = from.index();
+        // The stone's own point counts as visited: it may not come back to it.
+        let blocked = us.bits();
+        let landings = ADJACENT[at] & !(blocked | them.bits()) & first_landings;
+        let (approach, withdrawal) = capture_landings(at, them.bits(), landings);
+        let root = PendingStep {
+            at: at as u8,
+            them: them.bits(),
+            blocked,
+            approach,
+            withdrawal,
+        };
+        let single_steps = self.expand::<true>(root, from, them.bits(), chain_rule);
+        while let Some(node) = self.pending.pop() {
+            self.expand::<false>(node, from, them.bits(), chain_rule);
+        }
+        single_steps + self.longer.len()
+    }
+
+    /// Takes every capturing step of `node`. `FIRST`: these are first steps, which are
+    /// counted (the number is returned) rather than recorded, since a single-step route never
+    /// merges with another (see `ChainSink::finish`).
+    #[inline(always)]
+    fn expand<const FIRST: bool>(
+        &mut self,
+        node: PendingStep,
+        from: Square,
+        them_at_start: u64,
+        chain_rule: ChainRule,
+    ) -> usize {
+        // The same loop as `ChainWalk::extend`, written out twice on purpose: shared through
+        // a closure, it cost 2% more instructions here and 1% more in `bench`.
+        let at = node.at as usize & (TABLE_ROWS - 1);
+        let mut single_steps = 0;
+        let mut landings = node.approach | node.withdrawal;
+        while landings != 0 {
+            let to = landings.trailing_zeros() as usize & (TABLE_ROWS - 1);
+            let to_bit = landings & landings.wrapping_neg();
+            landings &= landings - 1;
+            let d = DIRECTION_BETWEEN[at][to] as usize & 7;
+            let arrival = &ARRIVALS[to][d];
+            let blocked = node.blocked | to_bit;
+            let mut land = |them_left| {
+                self.land::<FIRST>(
+                    to as u8,
+                    blocked,
+                    arrival,
+                    them_left,
+                    from,
+                    them_at_start,
+                    chain_rule,
+                )
+            };
+            if node.approach & to_bit != 0 {
+                let run = capture_run(arrival.approach_line, d, node.them);
+                single_steps += land(node.them & !run);
+            }
+            if node.withdrawal & to_bit != 0 {
+                let run = capture_run(arrival.withdrawal_line, d ^ 4, node.them);
+                single_steps += land(node.them & !run);
+            }
+        }
+        single_steps
+    }
+
+    /// The stone has landed (`next.at`, `next.blocked`) as `arrival` says, leaving the
+    /// enemy stones `them_left`: queues the landing point if a capture follows and counts or
+    /// records the turn if it may end here.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn land<const FIRST: bool>(
+        &mut self,
+        at: u8,
+        blocked: u64,
+        arrival: &Arrival,
+        them_left: u64,
+        from: Square,
+        them_at_start: u64,
+        chain_rule: ChainRule,
+    ) -> usize {
+        let (approach, withdrawal) = arrival.next.landings(them_left, !(blocked | them_left));
+        let next = PendingStep {
+            at,
+            them: them_left,
+            blocked,
+            approach,
+            withdrawal,
+        };
+        let continues = next.approach | next.withdrawal != 0;
+        if continues {
+            self.pending.push(next);
+        }
+        if chain_rule == ChainRule::Optional || !continues {
+            if FIRST {
+                return 1;
+            }
+            self.record(Turn::new(
+                from,
+                Square::from_index_unchecked(next.at),
+                Bitboard::from_bits(them_at_start & !them_left),
+            ));
+        }
+        0
+    }
+
+    /// Adds `turn` unless another route gave it already. Every route of two or more steps
+    /// is looked up: routes over different points can merge too (in 200,000 random
+    /// positions, 126 of 1,140 merged turns had routes over different points, some of
+    /// different lengths), so no cheap rule tells which routes are safe.
+    #[inline(always)]
+    fn record(&mut self, turn: Turn) {
+        let filter_bit = 1u64 << (turn.key().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58);
+        if self.seen_filter & filter_bit != 0 && self.longer.contains(&turn) {
+            return;
+        }
+        self.seen_filter |= filter_bit;
+        self.longer.push(turn);
+    }
 }
 
 /// Every legal turn, in generation order. Allocates; the search uses [`generate_turns`].
@@ -263,41 +422,23 @@ impl<'a> TurnCollector<'a> {
 impl ChainSink for TurnCollector<'_> {
     #[inline(always)]
     fn finish(&mut self, to: u8, them_left: u64, single_step: bool) {
-        let captured_bits = self.them & !them_left;
-        let hash = (captured_bits ^ u64::from(to)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58;
-        let to = Square::from_index_unchecked(to);
-        let captured = Bitboard::from_bits(captured_bits);
+        let captured = self.them & !them_left;
+        let turn = Turn::new(
+            self.from,
+            Square::from_index_unchecked(to),
+            Bitboard::from_bits(captured),
+        );
         // Single-step routes never merge (see `ChainSink::finish`): no lookup for them.
         if !single_step {
+            let hash = (captured ^ u64::from(to)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58;
             let filter_bit = 1u64 << hash;
-            let seen = self.seen_filter & filter_bit != 0
-                && self.out[self.first..]
-                    .iter()
-                    .any(|t| t.to() == to && t.captured() == captured);
+            let seen = self.seen_filter & filter_bit != 0 && self.out[self.first..].contains(&turn);
             self.seen_filter |= filter_bit;
             if seen {
                 return;
             }
         }
-        self.out.push(Turn::new(self.from, to, captured));
-    }
-}
-
-/// Counts one stone's turns: single-step routes are only counted (they never merge), the
-/// longer ones are collected and merged.
-struct TurnCounter<'a> {
-    single_steps: usize,
-    longer: TurnCollector<'a>,
-}
-
-impl ChainSink for TurnCounter<'_> {
-    #[inline(always)]
-    fn finish(&mut self, to: u8, them_left: u64, single_step: bool) {
-        if single_step {
-            self.single_steps += 1;
-        } else {
-            self.longer.finish(to, them_left, false);
-        }
+        self.out.push(turn);
     }
 }
 
@@ -373,35 +514,60 @@ struct CaptureGeometry {
     withdrawal_shift: u32,
 }
 
-const fn build_capture_geometry() -> [CaptureGeometry; TABLE_ROWS] {
-    let empty = CaptureGeometry {
+impl CaptureGeometry {
+    const NONE: CaptureGeometry = CaptureGeometry {
         approach_targets: 0,
         approach_landings: 0,
         withdrawal_targets: 0,
         withdrawal_landings: 0,
         withdrawal_shift: 8,
     };
-    let mut table = [empty; TABLE_ROWS];
-    let mut sq = 0;
-    while sq < NUM_SQUARES {
+
+    /// The capturing steps from `sq` in the directions whose bit is set in `directions`.
+    const fn of(sq: usize, directions: u32) -> CaptureGeometry {
+        let mut geometry = CaptureGeometry::NONE;
         let mut d = 0;
         while d < 8 {
             let to = NEIGHBORS[sq][d];
-            if to != NONE {
+            if directions >> d & 1 != 0 && to != NONE {
                 let ahead = NEIGHBORS[to as usize][d];
                 if ahead != NONE {
-                    table[sq].approach_targets |= 1 << ahead;
-                    table[sq].approach_landings |= 1 << to;
+                    geometry.approach_targets |= 1 << ahead;
+                    geometry.approach_landings |= 1 << to;
                 }
                 let behind = NEIGHBORS[sq][(d + 4) % 8];
                 if behind != NONE {
-                    table[sq].withdrawal_targets |= 1 << behind;
-                    table[sq].withdrawal_landings |= 1 << to;
-                    table[sq].withdrawal_shift -= 1;
+                    geometry.withdrawal_targets |= 1 << behind;
+                    geometry.withdrawal_landings |= 1 << to;
+                    geometry.withdrawal_shift -= 1;
                 }
             }
             d += 1;
         }
+        geometry
+    }
+
+    /// The landing points among `free` from which a step captures, by approach and by
+    /// withdrawal, with the enemy stones `them`.
+    #[inline(always)]
+    fn landings(&self, them: u64, free: u64) -> (u64, u64) {
+        let approach_hits = extract_bits(them, self.approach_targets);
+        let withdrawal_hits = extract_bits(them, self.withdrawal_targets);
+        // At most eight targets each, so the extracted bits fit a byte.
+        let withdrawal_hits =
+            u64::from(REVERSED_BYTES[withdrawal_hits as usize & 0xFF]) >> self.withdrawal_shift;
+        (
+            deposit_bits(approach_hits, self.approach_landings) & free,
+            deposit_bits(withdrawal_hits, self.withdrawal_landings) & free,
+        )
+    }
+}
+
+const fn build_capture_geometry() -> [CaptureGeometry; TABLE_ROWS] {
+    let mut table = [CaptureGeometry::NONE; TABLE_ROWS];
+    let mut sq = 0;
+    while sq < NUM_SQUARES {
+        table[sq] = CaptureGeometry::of(sq, 0xFF);
         sq += 1;
     }
     table
@@ -409,6 +575,49 @@ const fn build_capture_geometry() -> [CaptureGeometry; TABLE_ROWS] {
 
 /// `CAPTURE_GEOMETRY[point]`: see [`CaptureGeometry`].
 const CAPTURE_GEOMETRY: [CaptureGeometry; TABLE_ROWS] = build_capture_geometry();
+
+/// What a stone needs that has just stepped onto a point in some direction: the lines its
+/// step captured along, and where a next capturing step can land (neither straight on nor
+/// straight back).
+#[derive(Clone, Copy)]
+struct Arrival {
+    /// The points beyond the landing point in the step's direction: an approach's run.
+    approach_line: u64,
+    /// The points behind the point the step left: a withdrawal's run.
+    withdrawal_line: u64,
+    /// The next capturing steps, in the six other directions.
+    next: CaptureGeometry,
+}
+
+const fn build_arrivals() -> [[Arrival; 8]; TABLE_ROWS] {
+    let none = Arrival {
+        approach_line: 0,
+        withdrawal_line: 0,
+        next: CaptureGeometry::NONE,
+    };
+    let mut table = [[none; 8]; TABLE_ROWS];
+    let mut to = 0;
+    while to < NUM_SQUARES {
+        let mut d = 0;
+        while d < 8 {
+            let back = (d + 4) % 8;
+            let at = NEIGHBORS[to][back];
+            if at != NONE {
+                table[to][d] = Arrival {
+                    approach_line: RAYS[to][d],
+                    withdrawal_line: RAYS[at as usize][back],
+                    next: CaptureGeometry::of(to, 0xFF & !(1 << d) & !(1 << back)),
+                };
+            }
+            d += 1;
+        }
+        to += 1;
+    }
+    table
+}
+
+/// `ARRIVALS[point][direction]`: see [`Arrival`].
+static ARRIVALS: [[Arrival; 8]; TABLE_ROWS] = build_arrivals();
 
 const fn build_reversed_bytes() -> [u8; 256] {
     let mut table = [0u8; 256];
@@ -427,16 +636,7 @@ const REVERSED_BYTES: [u8; 256] = build_reversed_bytes();
 /// and by withdrawal, with the enemy stones `them`.
 #[inline(always)]
 fn capture_landings(at: usize, them: u64, landings: u64) -> (u64, u64) {
-    let geometry = &CAPTURE_GEOMETRY[at & (TABLE_ROWS - 1)];
-    let approach_hits = extract_bits(them, geometry.approach_targets);
-    let withdrawal_hits = extract_bits(them, geometry.withdrawal_targets);
-    // At most eight targets each, so the extracted bits fit a byte.
-    let withdrawal_hits =
-        u64::from(REVERSED_BYTES[withdrawal_hits as usize & 0xFF]) >> geometry.withdrawal_shift;
-    (
-        deposit_bits(approach_hits, geometry.approach_landings) & landings,
-        deposit_bits(withdrawal_hits, geometry.withdrawal_landings) & landings,
-    )
+    CAPTURE_GEOMETRY[at & (TABLE_ROWS - 1)].landings(them, landings)
 }
 
 /// The bits of `value` under `mask`, packed to the low end (the BMI2 `pext` instruction).
@@ -511,16 +711,16 @@ impl ChainWalk {
             let to_bit = landings & landings.wrapping_neg();
             landings &= landings - 1;
             let d = DIRECTION_BETWEEN[at][to] as usize & 7;
+            let arrival = &ARRIVALS[to][d];
             let next_visited = visited | to_bit;
             if approach & to_bit != 0 {
-                let run = capture_run(RAYS[to][d], d, them);
-                let next = (them & !run, next_visited, d);
+                let run = capture_run(arrival.approach_line, d, them);
+                let next = (them & !run, next_visited, arrival);
                 self.step::<FIRST>(to as u8, CaptureKind::Approach, next, sink);
             }
             if withdrawal & to_bit != 0 {
-                let back = d ^ 4;
-                let run = capture_run(RAYS[at][back], back, them);
-                let next = (them & !run, next_visited, d);
+                let run = capture_run(arrival.withdrawal_line, d ^ 4, them);
+                let next = (them & !run, next_visited, arrival);
                 self.step::<FIRST>(to as u8, CaptureKind::Withdrawal, next, sink);
             }
         }
@@ -531,16 +731,15 @@ impl ChainWalk {
         &self,
         to: u8,
         kind: CaptureKind,
-        (them_left, visited, direction): (u64, u64, usize),
+        (them_left, visited, arrival): (u64, u64, &Arrival),
         sink: &mut impl ChainSink,
     ) {
         sink.enter(to, kind);
-        // Landing points: empty, not occupied before during this turn (which rules out
-        // going straight back) and not straight on.
-        let to_index = to as usize & (TABLE_ROWS - 1);
-        let landings = ADJACENT[to_index]
-            & !(self.others | them_left | visited | NEIGHBOR_BITS[to_index][direction & 7]);
-        let next = capture_landings(to_index, them_left, landings);
+        // Landing points: empty and not occupied before during this turn (the arrival's
+        // geometry already leaves out straight on and straight back).
+        let next = arrival
+            .next
+            .landings(them_left, !(self.others | them_left | visited));
         let continues = next.0 | next.1 != 0;
         if continues {
             self.extend::<false>(to, them_left, visited, next, sink);
@@ -711,7 +910,7 @@ mod tests {
 
     #[test]
     fn count_matches_generation() {
-        let mut scratch = Vec::new();
+        let mut scratch = TurnCounting::default();
         for fen in [
             "B1BB1BBBB/B3BBBBB/1B2WBWBW/W2BWWWWW/W4WWWW w",
             "9/9/1BB6/9/W1B6 w",

@@ -2,7 +2,7 @@
 //! standard check of a move generator (routes that give the same turn count once).
 
 use crate::rules::ChainRule;
-use crate::rules::movegen::{count_turns, generate_turns, legal_turns};
+use crate::rules::movegen::{TurnCounting, count_turns, generate_turns, legal_turns};
 use crate::rules::notation::spell_turn;
 use crate::rules::position::Position;
 use crate::rules::turn::Turn;
@@ -14,14 +14,8 @@ pub const MAX_PERFT_DEPTH: u32 = 20;
 
 /// Leaf count of the turn tree `depth` turns deep. The last ply is counted, not played.
 pub fn perft(position: &Position, depth: u32, chain_rule: ChainRule) -> u64 {
-    let mut lists = turn_lists(depth);
-    count_leaves(
-        position,
-        depth,
-        chain_rule,
-        &mut lists,
-        &AtomicBool::new(false),
-    )
+    let mut lists = PerftLists::new(depth);
+    lists.count_leaves(position, depth, chain_rule, 0, &AtomicBool::new(false))
 }
 
 /// The leaf count below each legal turn, in generation order, computed by `threads`
@@ -55,17 +49,12 @@ fn perft_divide_until(
     }
     let roots = legal_turns(position, chain_rule);
     if depth < 3 || threads <= 1 {
-        let mut lists = turn_lists(depth - 1);
+        let mut lists = PerftLists::new(depth - 1);
         return roots
             .into_iter()
             .map(|turn| {
-                let leaves = count_leaves(
-                    &position.play(turn),
-                    depth - 1,
-                    chain_rule,
-                    &mut lists,
-                    stop,
-                );
+                let leaves =
+                    lists.count_leaves(&position.play(turn), depth - 1, chain_rule, 0, stop);
                 (turn, leaves)
             })
             .collect();
@@ -86,7 +75,7 @@ fn perft_divide_until(
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
-                    let mut lists = turn_lists(depth - 2);
+                    let mut lists = PerftLists::new(depth - 2);
                     let mut sums = vec![0u64; roots.len()];
                     loop {
                         let job = next_job.fetch_add(1, Ordering::Relaxed);
@@ -94,7 +83,7 @@ fn perft_divide_until(
                             return sums;
                         };
                         sums[*root_index] +=
-                            count_leaves(grandchild, depth - 2, chain_rule, &mut lists, stop);
+                            lists.count_leaves(grandchild, depth - 2, chain_rule, 0, stop);
                     }
                 })
             })
@@ -146,37 +135,51 @@ pub fn perft_report(
     Some((text, total))
 }
 
-/// One reusable list per ply, so the recursion never allocates once warmed up.
-fn turn_lists(depth: u32) -> Vec<Vec<Turn>> {
-    (0..depth).map(|_| Vec::with_capacity(128)).collect()
+/// One reusable turn list per ply and the last ply's counting memory, so that the
+/// recursion never allocates once warmed up.
+struct PerftLists {
+    turns: Vec<Vec<Turn>>,
+    counting: TurnCounting,
 }
 
-/// The leaves below `position`; returns early (a partial count) once `stop` is set, which
-/// is looked at only where at least two plies remain, so that it costs next to nothing.
-fn count_leaves(
-    position: &Position,
-    depth: u32,
-    chain_rule: ChainRule,
-    lists: &mut [Vec<Turn>],
-    stop: &AtomicBool,
-) -> u64 {
-    let Some((turns, below)) = lists.split_first_mut() else {
-        return 1;
-    };
-    if depth == 0 {
-        return 1;
+impl PerftLists {
+    fn new(depth: u32) -> PerftLists {
+        PerftLists {
+            turns: (0..depth).map(|_| Vec::with_capacity(128)).collect(),
+            counting: TurnCounting::default(),
+        }
     }
-    if depth == 1 {
-        return count_turns(position, chain_rule, turns) as u64;
+
+    /// The leaves below `position`, `ply` plies below where the lists start; returns early
+    /// (a partial count) once `stop` is set, which is looked at only where at least two
+    /// plies remain, so that it costs next to nothing.
+    fn count_leaves(
+        &mut self,
+        position: &Position,
+        depth: u32,
+        chain_rule: ChainRule,
+        ply: usize,
+        stop: &AtomicBool,
+    ) -> u64 {
+        match depth {
+            0 => return 1,
+            1 => return count_turns(position, chain_rule, &mut self.counting) as u64,
+            _ => {}
+        }
+        if stop.load(Ordering::Relaxed) {
+            return 0;
+        }
+        let mut turns = std::mem::take(&mut self.turns[ply]);
+        generate_turns(position, chain_rule, &mut turns);
+        let leaves = turns
+            .iter()
+            .map(|&turn| {
+                self.count_leaves(&position.play(turn), depth - 1, chain_rule, ply + 1, stop)
+            })
+            .sum();
+        self.turns[ply] = turns;
+        leaves
     }
-    if stop.load(Ordering::Relaxed) {
-        return 0;
-    }
-    generate_turns(position, chain_rule, turns);
-    turns
-        .iter()
-        .map(|&turn| count_leaves(&position.play(turn), depth - 1, chain_rule, below, stop))
-        .sum()
 }
 
 #[cfg(test)]

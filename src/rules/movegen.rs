@@ -157,7 +157,11 @@ pub fn count_turns(
         chained |= (approach | withdrawal) & going_on;
     }
     for from in chained {
-        count += scratch.count_stone(from, us, them, continuation_points.bits(), chain_rule);
+        let first_landings = continuation_points.bits();
+        count += match chain_rule {
+            ChainRule::Optional => scratch.count_stone::<true>(from, us, them, first_landings),
+            ChainRule::Mandatory => scratch.count_stone::<false>(from, us, them, first_landings),
+        };
     }
     count
 }
@@ -193,13 +197,14 @@ impl TurnCounting {
     ///
     /// Order does not matter when counting, so the walk keeps a list of landing points to
     /// go on from instead of recursing: each is taken up once, with no state to resume.
-    fn count_stone(
+    /// `OPTIONAL`: the chain rule is [`ChainRule::Optional`] (a compile-time constant here,
+    /// because it is tested at every step).
+    fn count_stone<const OPTIONAL: bool>(
         &mut self,
         from: Square,
         us: Bitboard,
         them: Bitboard,
         first_landings: u64,
-        chain_rule: ChainRule,
     ) -> usize {
         self.longer.clear();
         self.seen_filter = 0;
@@ -216,9 +221,9 @@ impl TurnCounting {
             approach,
             withdrawal,
         };
-        let single_steps = self.expand::<true>(root, from, them.bits(), chain_rule);
+        let single_steps = self.expand::<true, OPTIONAL>(root, from, them.bits());
         while let Some(node) = self.pending.pop() {
-            self.expand::<false>(node, from, them.bits(), chain_rule);
+            self.expand::<false, OPTIONAL>(node, from, them.bits());
         }
         single_steps + self.longer.len()
     }
@@ -227,12 +232,11 @@ impl TurnCounting {
     /// counted (the number is returned) rather than recorded, since a single-step route never
     /// merges with another (see `ChainSink::finish`).
     #[inline(always)]
-    fn expand<const FIRST: bool>(
+    fn expand<const FIRST: bool, const OPTIONAL: bool>(
         &mut self,
         node: PendingStep,
         from: Square,
         them_at_start: u64,
-        chain_rule: ChainRule,
     ) -> usize {
         // The same loop as `ChainWalk::extend`, written out twice on purpose: shared through
         // a closure, it cost 2% more instructions here and 1% more in `bench`.
@@ -247,14 +251,13 @@ impl TurnCounting {
             let arrival = &ARRIVALS[to][d];
             let blocked = node.blocked | to_bit;
             let mut land = |them_left| {
-                self.land::<FIRST>(
+                self.land::<FIRST, OPTIONAL>(
                     to as u8,
                     blocked,
                     arrival,
                     them_left,
                     from,
                     them_at_start,
-                    chain_rule,
                 )
             };
             if node.approach & to_bit != 0 {
@@ -273,8 +276,7 @@ impl TurnCounting {
     /// enemy stones `them_left`: queues the landing point if a capture follows and counts or
     /// records the turn if it may end here.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn land<const FIRST: bool>(
+    fn land<const FIRST: bool, const OPTIONAL: bool>(
         &mut self,
         at: u8,
         blocked: u64,
@@ -282,7 +284,6 @@ impl TurnCounting {
         them_left: u64,
         from: Square,
         them_at_start: u64,
-        chain_rule: ChainRule,
     ) -> usize {
         let (approach, withdrawal) = arrival.next.landings(them_left, !(blocked | them_left));
         let next = PendingStep {
@@ -296,7 +297,7 @@ impl TurnCounting {
         if continues {
             self.pending.push(next);
         }
-        if chain_rule == ChainRule::Optional || !continues {
+        if OPTIONAL || !continues {
             if FIRST {
                 return 1;
             }

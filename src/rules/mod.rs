@@ -13,6 +13,7 @@ pub mod notation;
 pub mod perft;
 pub mod position;
 mod ruleset;
+pub mod telo;
 pub mod turn;
 mod zobrist;
 

@@ -10,6 +10,8 @@ use std::collections::BTreeSet;
 use vato::rules::ChainRule;
 use vato::rules::fen::parse_position;
 use vato::rules::perft::perft;
+use vato::rules::position::{Color, Position};
+use vato::rules::vela::{generate_vela_turns, in_phase_one};
 
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 enum Cell {
@@ -25,6 +27,8 @@ struct Board {
     /// `cells[rank * width + file]`, rank 0 at the bottom.
     cells: Vec<Cell>,
     white_to_move: bool,
+    /// The side favoured in a vela game, if this is one.
+    vela: Option<Cell>,
 }
 
 /// A turn by what it does: start, end, removed stones (sorted).
@@ -59,6 +63,7 @@ impl Board {
             height,
             cells,
             white_to_move,
+            vela: None,
         }
     }
 
@@ -113,8 +118,70 @@ impl Board {
         run
     }
 
-    /// Every legal turn, merged.
+    /// Every legal turn, merged: the vela game's phase 1 turns while the side not favoured
+    /// has more than five stones, the ordinary ones otherwise.
     fn turns(&self) -> BTreeSet<Turn> {
+        match self.vela {
+            Some(favoured) if self.count(other(favoured)) > 5 => self.vela_turns(favoured),
+            _ => self.ordinary_turns(),
+        }
+    }
+
+    fn count(&self, cell: Cell) -> usize {
+        self.cells.iter().filter(|&&c| c == cell).count()
+    }
+
+    /// Vela phase 1: the favoured side takes exactly the first stone of a line, with no
+    /// continuation; the other side plays paikas only, keeping those that leave the
+    /// favoured side a capture if there are any.
+    fn vela_turns(&self, favoured: Cell) -> BTreeSet<Turn> {
+        let mut turns = BTreeSet::new();
+        for from in 0..self.width * self.height {
+            if self.cell(from) != self.mover() {
+                continue;
+            }
+            for d in DIRECTIONS {
+                let Some(to) = self
+                    .step(from, d)
+                    .filter(|&to| self.cell(to) == Cell::Empty)
+                else {
+                    continue;
+                };
+                if self.mover() == favoured {
+                    let ahead = self.step(to, d);
+                    let behind = self.step(from, (-d.0, -d.1));
+                    for victim in [ahead, behind].into_iter().flatten() {
+                        if self.cell(victim) == self.enemy() {
+                            turns.insert((from, to, vec![victim]));
+                        }
+                    }
+                } else {
+                    turns.insert((from, to, Vec::new()));
+                }
+            }
+        }
+        if self.mover() != favoured {
+            let leave_a_capture: BTreeSet<Turn> = turns
+                .iter()
+                .filter(|t| {
+                    let mut after = self.play(t);
+                    after.vela = None;
+                    after
+                        .ordinary_turns()
+                        .iter()
+                        .any(|(_, _, captured)| !captured.is_empty())
+                })
+                .cloned()
+                .collect();
+            if !leave_a_capture.is_empty() {
+                return leave_a_capture;
+            }
+        }
+        turns
+    }
+
+    /// Every legal turn under the ordinary rules, merged.
+    fn ordinary_turns(&self) -> BTreeSet<Turn> {
         let mut captures = BTreeSet::new();
         for start in 0..self.width * self.height {
             if self.cell(start) == self.mover() {
@@ -209,6 +276,14 @@ impl Board {
     }
 }
 
+fn other(cell: Cell) -> Cell {
+    match cell {
+        Cell::White => Cell::Black,
+        Cell::Black => Cell::White,
+        Cell::Empty => Cell::Empty,
+    }
+}
+
 const DIRECTIONS: [(i32, i32); 8] = [
     (0, 1),
     (1, 1),
@@ -260,4 +335,54 @@ fn dimy_counts_from_the_start() {
     let board = Board::parse(DIMY_START, 5);
     let counts: Vec<u64> = (1..=5).map(|depth| board.perft(depth)).collect();
     assert_eq!(counts, [5, 21, 202, 3_469, 34_608]);
+}
+
+/// perft under the vela rules with Vato's generator.
+fn vela_perft(position: &Position, beneficiary: Color, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut turns = Vec::new();
+    generate_vela_turns(position, beneficiary, ChainRule::Optional, &mut turns);
+    turns
+        .iter()
+        .map(|&t| vela_perft(&position.play(t), beneficiary, depth - 1))
+        .sum()
+}
+
+#[test]
+fn naive_generator_agrees_with_vato_on_vela() {
+    // The start with either side favoured (and moving first), and positions where the side
+    // not favoured has six stones, so that phase 2 begins inside the count.
+    let cases = [
+        (
+            "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w",
+            Color::White,
+            4,
+        ),
+        (
+            "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW b",
+            Color::Black,
+            4,
+        ),
+        ("8B/1BBB5/2W1B4/BW1WW4/W3W4 w", Color::White, 5),
+        ("2B6/1WW1B4/W1BWW4/BWB6/1W1B5 b", Color::Black, 5),
+    ];
+    for (fen, beneficiary, depth) in cases {
+        let mut naive = Board::parse(fen, 9);
+        naive.vela = Some(if beneficiary == Color::White {
+            Cell::White
+        } else {
+            Cell::Black
+        });
+        let position = parse_position(fen).unwrap();
+        assert!(in_phase_one(&position, beneficiary), "{fen}");
+        for d in 1..=depth {
+            assert_eq!(
+                naive.perft(d),
+                vela_perft(&position, beneficiary, d),
+                "{fen} depth {d}"
+            );
+        }
+    }
 }

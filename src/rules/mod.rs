@@ -15,6 +15,7 @@ pub mod position;
 mod ruleset;
 pub mod telo;
 pub mod turn;
+pub mod vela;
 mod zobrist;
 
 pub use ruleset::{ChainRule, DEFAULT_NO_CAPTURE_LIMIT, Rules};

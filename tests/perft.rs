@@ -1,11 +1,15 @@
 //! The move generator against published counts: perft from the start and the shared vectors
 //! of positions that independent implementations agree on.
 
+#[path = "common/vectors.rs"]
+mod vectors;
+
 use vato::rules::ChainRule;
 use vato::rules::fen::parse_position;
 use vato::rules::movegen::legal_routes;
 use vato::rules::perft::{perft, perft_divide};
 use vato::rules::position::Position;
+use vectors::perft_vectors;
 
 const OPTIONAL: ChainRule = ChainRule::Optional;
 
@@ -50,25 +54,15 @@ fn divide_sums_to_perft_whatever_the_thread_count() {
 
 #[test]
 fn shared_vectors() {
-    let data = include_str!("data/perft-vectors.tsv");
-    let mut checked = 0;
-    for line in data
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-    {
-        let fields: Vec<&str> = line.split('\t').collect();
-        let [fen, turns, perft2, turns_routes, perft2_routes] = fields[..] else {
-            panic!("bad line {line}");
-        };
-        let number = |s: &str| s.parse::<u64>().unwrap();
-        let position = parse_position(fen).unwrap();
-        assert_eq!(perft(&position, 1, OPTIONAL), number(turns), "{fen}");
-        assert_eq!(perft(&position, 2, OPTIONAL), number(perft2), "{fen}");
-        assert_eq!(perft_routes(&position, 1), number(turns_routes), "{fen}");
-        assert_eq!(perft_routes(&position, 2), number(perft2_routes), "{fen}");
-        checked += 1;
+    let vectors = perft_vectors();
+    for v in &vectors {
+        let position = parse_position(v.fen).unwrap();
+        assert_eq!(perft(&position, 1, OPTIONAL), v.turns, "{}", v.fen);
+        assert_eq!(perft(&position, 2, OPTIONAL), v.perft2, "{}", v.fen);
+        assert_eq!(perft_routes(&position, 1), v.turns_routes, "{}", v.fen);
+        assert_eq!(perft_routes(&position, 2), v.perft2_routes, "{}", v.fen);
     }
-    assert_eq!(checked, 40);
+    assert_eq!(vectors.len(), 40);
 }
 
 /// Runs the `vato` binary with `arguments`: (success, standard output, standard error).

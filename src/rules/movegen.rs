@@ -109,18 +109,24 @@ pub fn generate_turns(position: &Position, chain_rule: ChainRule, out: &mut Vec<
             walk_chains(from, us, them, u64::MAX, chain_rule, &mut sink);
         }
     } else {
-        let empty = position.empty();
-        for d in Direction::ALL {
-            for to in us.shift(d) & empty {
-                let from = NEIGHBORS[to.index()][d.opposite().index()];
-                out.push(Turn::new(
-                    Square::from_index_unchecked(from),
-                    to,
-                    Bitboard::EMPTY,
-                ));
-            }
+        push_paikas(us, position.empty(), out);
+    }
+}
+
+/// Appends every paika of `stones` into `empty`: one step of one stone along a line.
+pub(crate) fn push_paikas(stones: Bitboard, empty: Bitboard, out: &mut Vec<Turn>) {
+    for d in Direction::ALL {
+        for to in stones.shift(d) & empty {
+            out.push(Turn::new(step_origin(to, d), to, Bitboard::EMPTY));
         }
     }
+}
+
+/// The point a step in direction `d` that landed on `to` came from. `to` must be such a
+/// landing point (a member of some set shifted by `d`), so the point exists.
+#[inline]
+pub(crate) fn step_origin(to: Square, d: Direction) -> Square {
+    Square::from_index_unchecked(NEIGHBORS[to.index()][d.opposite().index()])
 }
 
 /// The number of legal turns, counted rather than listed where that is safe: perft's last
@@ -156,8 +162,8 @@ pub fn count_turns(
         count += (withdrawal & !going_on).count() as usize;
         chained |= (approach | withdrawal) & going_on;
     }
+    let first_landings = continuation_points.bits();
     for from in chained {
-        let first_landings = continuation_points.bits();
         count += match chain_rule {
             ChainRule::Optional => scratch.count_stone::<true>(from, us, them, first_landings),
             ChainRule::Mandatory => scratch.count_stone::<false>(from, us, them, first_landings),
@@ -171,7 +177,7 @@ pub fn count_turns(
 pub struct TurnCounting {
     /// The turns of two or more steps found so far for the stone being walked.
     longer: Vec<Turn>,
-    /// One bit per hash of the turns in `longer`: most new turns miss it and need no search.
+    /// The merge filter of [`push_unless_seen`] for the turns in `longer`.
     seen_filter: u64,
     /// Landing points still to be walked on from.
     pending: Vec<PendingStep>,
@@ -272,9 +278,9 @@ impl TurnCounting {
         single_steps
     }
 
-    /// The stone has landed (`next.at`, `next.blocked`) as `arrival` says, leaving the
-    /// enemy stones `them_left`: queues the landing point if a capture follows and counts or
-    /// records the turn if it may end here.
+    /// The stone has landed on `at` as `arrival` says, may no longer land on `blocked` and
+    /// has left the enemy stones `them_left`: queues the landing point if a capture follows
+    /// and counts or records the turn if it may end here.
     #[inline(always)]
     fn land<const FIRST: bool, const OPTIONAL: bool>(
         &mut self,
@@ -316,13 +322,21 @@ impl TurnCounting {
     /// different lengths), so no cheap rule tells which routes are safe.
     #[inline(always)]
     fn record(&mut self, turn: Turn) {
-        let filter_bit = 1u64 << (turn.key().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58);
-        if self.seen_filter & filter_bit != 0 && self.longer.contains(&turn) {
-            return;
-        }
-        self.seen_filter |= filter_bit;
-        self.longer.push(turn);
+        push_unless_seen(&mut self.longer, 0, &mut self.seen_filter, turn);
     }
+}
+
+/// Appends `turn` to `turns` unless `turns[first..]` holds it already. `seen_filter` has
+/// one bit per hash of the turns appended since `first`: merges are rare, so most turns
+/// miss it and are appended without a search.
+#[inline(always)]
+fn push_unless_seen(turns: &mut Vec<Turn>, first: usize, seen_filter: &mut u64, turn: Turn) {
+    let filter_bit = 1u64 << (turn.key().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58);
+    if *seen_filter & filter_bit != 0 && turns[first..].contains(&turn) {
+        return;
+    }
+    *seen_filter |= filter_bit;
+    turns.push(turn);
 }
 
 /// Every legal turn, in generation order. Allocates; the search uses [`generate_turns`].
@@ -404,7 +418,7 @@ struct TurnCollector<'a> {
     first: usize,
     from: Square,
     them: u64,
-    /// One bit per hash of (landing point, captured set) of the turns collected so far.
+    /// The merge filter of [`push_unless_seen`] for this stone's turns.
     seen_filter: u64,
 }
 
@@ -423,23 +437,17 @@ impl<'a> TurnCollector<'a> {
 impl ChainSink for TurnCollector<'_> {
     #[inline(always)]
     fn finish(&mut self, to: u8, them_left: u64, single_step: bool) {
-        let captured = self.them & !them_left;
         let turn = Turn::new(
             self.from,
             Square::from_index_unchecked(to),
-            Bitboard::from_bits(captured),
+            Bitboard::from_bits(self.them & !them_left),
         );
         // Single-step routes never merge (see `ChainSink::finish`): no lookup for them.
-        if !single_step {
-            let hash = (captured ^ u64::from(to)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58;
-            let filter_bit = 1u64 << hash;
-            let seen = self.seen_filter & filter_bit != 0 && self.out[self.first..].contains(&turn);
-            self.seen_filter |= filter_bit;
-            if seen {
-                return;
-            }
+        if single_step {
+            self.out.push(turn);
+        } else {
+            push_unless_seen(self.out, self.first, &mut self.seen_filter, turn);
         }
-        self.out.push(turn);
     }
 }
 

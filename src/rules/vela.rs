@@ -11,8 +11,8 @@
 
 use crate::rules::ChainRule;
 use crate::rules::bitboard::Bitboard;
-use crate::rules::geometry::{Direction, Square};
-use crate::rules::movegen::{capturing_stones, generate_turns};
+use crate::rules::geometry::Direction;
+use crate::rules::movegen::{capturing_stones, generate_turns, push_paikas, step_origin};
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 
@@ -43,7 +43,7 @@ pub fn generate_vela_turns(
             let back = d.opposite();
             // Stones whose step in direction `d` lands on an empty point.
             for to in us.shift(d) & empty {
-                let from = step_back(to, d);
+                let from = step_origin(to, d);
                 let ahead = Bitboard::from(to).shift(d) & them;
                 let behind = Bitboard::from(from).shift(back) & them;
                 for victim in [ahead, behind] {
@@ -55,11 +55,7 @@ pub fn generate_vela_turns(
         }
         return;
     }
-    for d in Direction::ALL {
-        for to in us.shift(d) & empty {
-            out.push(Turn::new(step_back(to, d), to, Bitboard::EMPTY));
-        }
-    }
+    push_paikas(us, empty, out);
     // Paikas that leave the beneficiary a capture, if there are any.
     let leaves_a_capture = |turn: &Turn| {
         let after = position.play(*turn);
@@ -70,17 +66,11 @@ pub fn generate_vela_turns(
     }
 }
 
-/// The point one step back from `to` against direction `d` (it exists: a stone came from
-/// there).
-fn step_back(to: Square, d: Direction) -> Square {
-    to.neighbor(d.opposite())
-        .expect("a step in direction d comes from a point behind it")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rules::fen::parse_position;
+    use crate::rules::geometry::Square;
 
     #[test]
     fn the_beneficiary_takes_one_stone_only() {

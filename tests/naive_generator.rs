@@ -100,11 +100,7 @@ impl Board {
     }
 
     fn enemy(&self) -> Cell {
-        if self.white_to_move {
-            Cell::Black
-        } else {
-            Cell::White
-        }
+        other(self.mover())
     }
 
     /// The enemy stones from `first` onwards along `d`, up to the first point that is not
@@ -139,49 +135,64 @@ impl Board {
     /// continuation; the other side plays paikas only, keeping those that leave the
     /// favoured side a capture if there are any.
     fn vela_turns(&self, favoured: Cell) -> BTreeSet<Turn> {
-        let mut turns = BTreeSet::new();
+        if self.mover() == favoured {
+            let mut captures = BTreeSet::new();
+            for (from, to, d) in self.steps() {
+                let ahead = self.step(to, d);
+                let behind = self.step(from, (-d.0, -d.1));
+                for victim in [ahead, behind].into_iter().flatten() {
+                    if self.cell(victim) == self.enemy() {
+                        captures.insert((from, to, vec![victim]));
+                    }
+                }
+            }
+            return captures;
+        }
+        let turns = self.paikas();
+        let leave_a_capture: BTreeSet<Turn> = turns
+            .iter()
+            .filter(|t| {
+                let mut after = self.play(t);
+                after.vela = None;
+                after
+                    .ordinary_turns()
+                    .iter()
+                    .any(|(_, _, captured)| !captured.is_empty())
+            })
+            .cloned()
+            .collect();
+        if leave_a_capture.is_empty() {
+            turns
+        } else {
+            leave_a_capture
+        }
+    }
+
+    /// Every step of a stone of the side to move to an empty neighbour: (from, to, direction).
+    fn steps(&self) -> Vec<(i32, i32, (i32, i32))> {
+        let mut steps = Vec::new();
         for from in 0..self.width * self.height {
             if self.cell(from) != self.mover() {
                 continue;
             }
             for d in DIRECTIONS {
-                let Some(to) = self
+                if let Some(to) = self
                     .step(from, d)
                     .filter(|&to| self.cell(to) == Cell::Empty)
-                else {
-                    continue;
-                };
-                if self.mover() == favoured {
-                    let ahead = self.step(to, d);
-                    let behind = self.step(from, (-d.0, -d.1));
-                    for victim in [ahead, behind].into_iter().flatten() {
-                        if self.cell(victim) == self.enemy() {
-                            turns.insert((from, to, vec![victim]));
-                        }
-                    }
-                } else {
-                    turns.insert((from, to, Vec::new()));
+                {
+                    steps.push((from, to, d));
                 }
             }
         }
-        if self.mover() != favoured {
-            let leave_a_capture: BTreeSet<Turn> = turns
-                .iter()
-                .filter(|t| {
-                    let mut after = self.play(t);
-                    after.vela = None;
-                    after
-                        .ordinary_turns()
-                        .iter()
-                        .any(|(_, _, captured)| !captured.is_empty())
-                })
-                .cloned()
-                .collect();
-            if !leave_a_capture.is_empty() {
-                return leave_a_capture;
-            }
-        }
-        turns
+        steps
+    }
+
+    /// Every paika of the side to move.
+    fn paikas(&self) -> BTreeSet<Turn> {
+        self.steps()
+            .into_iter()
+            .map(|(from, to, _)| (from, to, Vec::new()))
+            .collect()
     }
 
     /// Every legal turn under the ordinary rules, merged.
@@ -197,21 +208,7 @@ impl Board {
         if !captures.is_empty() {
             return captures;
         }
-        let mut paikas = BTreeSet::new();
-        for from in 0..self.width * self.height {
-            if self.cell(from) != self.mover() {
-                continue;
-            }
-            for d in DIRECTIONS {
-                if let Some(to) = self
-                    .step(from, d)
-                    .filter(|&to| self.cell(to) == Cell::Empty)
-                {
-                    paikas.insert((from, to, Vec::new()));
-                }
-            }
-        }
-        paikas
+        self.paikas()
     }
 
     /// Every capturing step of the stone (lifted off the board) standing on `at`, then

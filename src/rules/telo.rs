@@ -16,6 +16,9 @@ pub const TELO_POINTS: usize = 9;
 /// Stones each side places.
 pub const TELO_STONES: u32 = 3;
 
+/// Every point of the board.
+const BOARD: u16 = (1 << TELO_POINTS) - 1;
+
 /// The eight lines of three: rows, columns and the two diagonals, as point sets.
 const LINES: [u16; 8] = [
     0b000_000_111,
@@ -152,13 +155,17 @@ impl TeloPosition {
     /// reach with that side to move (White places first).
     pub fn new(white: u16, black: u16, white_to_move: bool) -> Option<TeloPosition> {
         let (w, b) = (white.count_ones(), black.count_ones());
-        let board = (1u16 << TELO_POINTS) - 1;
         let counts_fit = if white_to_move {
             w == b
         } else {
             w == b + 1 || (w == TELO_STONES && b == TELO_STONES)
         };
-        if white & black != 0 || (white | black) & !board != 0 || w > 3 || b > 3 || !counts_fit {
+        if white & black != 0
+            || (white | black) & !BOARD != 0
+            || w > TELO_STONES
+            || b > TELO_STONES
+            || !counts_fit
+        {
             return None;
         }
         let (us, them) = if white_to_move {
@@ -213,7 +220,7 @@ impl TeloPosition {
         if self.lost() {
             return turns;
         }
-        let empty = !(self.us | self.them) & ((1 << TELO_POINTS) - 1);
+        let empty = BOARD & !(self.us | self.them);
         if self.placing() {
             turns.extend(points(empty).map(TeloTurn::Place));
         } else {
@@ -289,7 +296,6 @@ fn points(set: u16) -> impl Iterator<Item = u8> {
 /// possible.
 pub struct TeloSolution {
     values: Vec<Option<TeloValue>>,
-    positions: Vec<TeloPosition>,
 }
 
 impl TeloSolution {
@@ -298,7 +304,8 @@ impl TeloSolution {
         let positions = all_positions();
         let mut values = vec![None; TELO_INDEX_SIZE];
         for p in &positions {
-            if p.lost() || p.turns().is_empty() {
+            // No turn: lost already, or hemmed in.
+            if p.turns().is_empty() {
                 values[p.index()] = Some(TeloValue::Loss(0));
             }
         }
@@ -335,22 +342,12 @@ impl TeloSolution {
             }
             empty_layers = if changed { 0 } else { empty_layers + 1 };
         }
-        TeloSolution { values, positions }
+        TeloSolution { values }
     }
 
     /// The value of `position` for the side to move.
     pub fn value(&self, position: &TeloPosition) -> TeloValue {
         self.values[position.index()].unwrap_or(TeloValue::Draw)
-    }
-
-    /// The number of positions solved (every position reachable by counts).
-    pub fn len(&self) -> usize {
-        self.positions.len()
-    }
-
-    /// Never true: the start is always solved.
-    pub fn is_empty(&self) -> bool {
-        self.positions.is_empty()
     }
 
     /// A best turn: the fastest win, else a draw, else the slowest loss (the first in
@@ -484,7 +481,7 @@ mod tests {
             };
             assert_eq!(value, expected, "{turn}");
         }
-        assert_eq!(solution.len(), 5710);
+        assert_eq!(all_positions().len(), 5710);
     }
 
     #[test]
@@ -508,7 +505,7 @@ mod tests {
     #[test]
     fn values_do_not_change_under_the_symmetries_of_the_square() {
         let solution = TeloSolution::solve();
-        for p in &solution.positions {
+        for p in &all_positions() {
             for map in symmetries() {
                 let image = TeloPosition::new(
                     transform(p.white(), &map),
@@ -525,7 +522,7 @@ mod tests {
     fn values_agree_with_the_turns() {
         // Every solved value is consistent with one step of minimax.
         let solution = TeloSolution::solve();
-        for p in &solution.positions {
+        for p in &all_positions() {
             let replies: Vec<TeloValue> = p
                 .turns()
                 .iter()

@@ -11,7 +11,9 @@ mod vectors;
 
 use std::collections::BTreeSet;
 use vato::rules::ChainRule;
-use vato::rules::fen::parse_position;
+use vato::rules::board::Board as Variant;
+use vato::rules::fen::{parse_position, parse_position_on};
+use vato::rules::movegen::legal_turns;
 use vato::rules::perft::perft;
 use vato::rules::position::{Color, Position};
 use vato::rules::vela::{generate_vela_turns, in_phase_one};
@@ -330,6 +332,44 @@ fn dimy_counts_from_the_start() {
     let board = Board::parse(DIMY_START, 5);
     let counts: Vec<u64> = (1..=5).map(|depth| board.perft(depth)).collect();
     assert_eq!(counts, [5, 21, 202, 3_469, 34_608]);
+}
+
+#[test]
+fn vato_agrees_with_the_naive_generator_on_dimy() {
+    let start = Position::start_on(Variant::Dimy);
+    assert_eq!(start, parse_position_on(Variant::Dimy, DIMY_START).unwrap());
+    for depth in 1..=5 {
+        assert_eq!(
+            perft(&start, depth, ChainRule::Optional),
+            Board::parse(DIMY_START, 5).perft(depth),
+            "depth {depth}"
+        );
+    }
+    // Random games, every position checked two plies deep: the edge of the 5 x 5 board
+    // must stop steps and capture runs exactly as the naive generator's edge does.
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut checked = 0;
+    for _game in 0..40 {
+        let mut position = start;
+        for _ply in 0..60 {
+            let turns = legal_turns(&position, ChainRule::Optional);
+            if turns.is_empty() {
+                break;
+            }
+            let naive = Board::parse(&position.to_string(), 5);
+            assert_eq!(
+                naive.perft(2),
+                perft(&position, 2, ChainRule::Optional),
+                "{position}"
+            );
+            checked += 1;
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            position = position.play(turns[(seed % turns.len() as u64) as usize]);
+        }
+    }
+    assert!(checked > 500, "{checked} positions");
 }
 
 /// perft under the vela rules with Vato's generator.

@@ -39,10 +39,9 @@ fn mobility(stones: Bitboard, empty: Bitboard) -> i32 {
     paika_steps(stones, empty) as i32
 }
 
-/// Stones of `victims` that `attackers` could capture first by one step (a cheap count:
-/// the first stone of each capture run).
-fn attacked(attackers: Bitboard, victims: Bitboard) -> i32 {
-    let empty = !(attackers | victims);
+/// Stones of `victims` that `attackers` could capture first by one step into `empty` (a
+/// cheap count: the first stone of each capture run).
+fn attacked(attackers: Bitboard, victims: Bitboard, empty: Bitboard) -> i32 {
     let mut hit = Bitboard::EMPTY;
     for d in Direction::ALL {
         let back = d.opposite();
@@ -110,7 +109,7 @@ fn term_values(position: &Position) -> [i32; 5] {
         - (them & Bitboard::STRONG).count() as i32)
         * STRONG_POINT;
     let mobility = (mobility(us, empty) - mobility(them, empty)) * MOBILITY;
-    let threats = -attacked(them, us) * THREATENED;
+    let threats = -attacked(them, us, empty) * THREATENED;
     let hunt = if (ours + theirs) as u32 <= HUNT_STONES && ours != theirs {
         if ours > theirs {
             -hunt_distance(us, them) * HUNT
@@ -174,7 +173,7 @@ mod tests {
     fn attacked_counts_first_victims() {
         // Black b1 can withdraw from white a1 to c1; white a1 has no capture.
         let p = parse_position("9/9/9/9/WB7 w").unwrap();
-        assert_eq!(attacked(p.us(), p.them()), 0);
-        assert_eq!(attacked(p.them(), p.us()), 1);
+        assert_eq!(attacked(p.us(), p.them(), p.empty()), 0);
+        assert_eq!(attacked(p.them(), p.us(), p.empty()), 1);
     }
 }

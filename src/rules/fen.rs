@@ -6,6 +6,7 @@
 //! move number (default `0 1`). Input is lenient about letter case and white space.
 
 use crate::rules::bitboard::Bitboard;
+use crate::rules::board::Board;
 use crate::rules::geometry::{FILES, RANKS, Square};
 use crate::rules::position::{Color, Position, PositionError};
 use nom::branch::alt;
@@ -23,12 +24,14 @@ pub enum FenError {
     Empty,
     /// The board does not have five rows.
     RowCount(usize),
-    /// A row does not describe exactly nine points.
+    /// A row does not describe as many points as the board has in a rank.
     RowLength {
         /// Row number counted from the top (row 1 is rank 5).
         row: usize,
         /// Points the row describes.
         points: usize,
+        /// The board the string was read for.
+        board: Board,
     },
     /// A character that is neither a stone nor a digit 1-9.
     UnknownCharacter {
@@ -59,10 +62,12 @@ impl fmt::Display for FenError {
         match self {
             FenError::Empty => write!(f, "empty position string"),
             FenError::RowCount(n) => write!(f, "the board has {n} rows, expected 5"),
-            FenError::RowLength { row, points } => write!(
+            FenError::RowLength { row, points, board } => write!(
                 f,
-                "row {row} (rank {}) has {points} points, expected 9",
-                RANKS as usize + 1 - row
+                "row {row} (rank {}) has {points} points, expected {} for {} ({board})",
+                RANKS as usize + 1 - row,
+                board.files(),
+                board.name()
             ),
             FenError::UnknownCharacter { found, row } => {
                 write!(f, "unknown character '{found}' in row {row}")
@@ -105,7 +110,7 @@ fn cell(input: &str) -> IResult<&str, Cell> {
 }
 
 /// Parses one row; returns the stones by file index.
-fn parse_row(text: &str, row: usize) -> Result<Vec<Option<Color>>, FenError> {
+fn parse_row(text: &str, row: usize, board: Board) -> Result<Vec<Option<Color>>, FenError> {
     let (rest, cells) = many0(cell)
         .parse(text)
         .expect("many0 of a non-consuming-free parser never fails");
@@ -119,10 +124,11 @@ fn parse_row(text: &str, row: usize) -> Result<Vec<Option<Color>>, FenError> {
             Cell::Gap(n) => points.extend(std::iter::repeat_n(None, n as usize)),
         }
     }
-    if points.len() != FILES as usize {
+    if points.len() != board.files() as usize {
         return Err(FenError::RowLength {
             row,
             points: points.len(),
+            board,
         });
     }
     Ok(points)
@@ -138,20 +144,25 @@ fn parse_counter(text: Option<&str>, name: &'static str, default: u32) -> Result
     }
 }
 
-/// Parses a position string made of the given white-space separated fields (board, side,
-/// then optionally the two counters).
+/// Parses a Fanoron-Tsivy position string made of the given white-space separated fields
+/// (board, side, then optionally the two counters).
 pub fn parse_fields(fields: &[&str]) -> Result<Position, FenError> {
-    let board = *fields.first().ok_or(FenError::Empty)?;
-    let rows: Vec<&str> = board.split('/').collect();
+    parse_fields_on(Board::Tsivy, fields)
+}
+
+/// Parses a position string on `board` made of the given white-space separated fields.
+pub fn parse_fields_on(board: Board, fields: &[&str]) -> Result<Position, FenError> {
+    let rows_text = *fields.first().ok_or(FenError::Empty)?;
+    let rows: Vec<&str> = rows_text.split('/').collect();
     if rows.len() != RANKS as usize {
         return Err(FenError::RowCount(rows.len()));
     }
     let mut stones = [Bitboard::EMPTY; 2];
     for (i, row_text) in rows.iter().enumerate() {
         let rank = RANKS - 1 - i as u8;
-        for (file, point) in parse_row(row_text, i + 1)?.into_iter().enumerate() {
+        for (file, point) in parse_row(row_text, i + 1, board)?.into_iter().enumerate() {
             if let Some(color) = point {
-                let square = Square::new(file as u8, rank).expect("row has nine points");
+                let square = Square::new(file as u8, rank).expect("row fits the board");
                 stones[color.index()] |= square.into();
             }
         }
@@ -167,7 +178,8 @@ pub fn parse_fields(fields: &[&str]) -> Result<Position, FenError> {
     if fields.len() > 4 {
         return Err(FenError::TrailingText(fields[4..].join(" ")));
     }
-    Ok(Position::new(
+    Ok(Position::new_on(
+        board,
         stones[0],
         stones[1],
         side,
@@ -176,16 +188,21 @@ pub fn parse_fields(fields: &[&str]) -> Result<Position, FenError> {
     )?)
 }
 
-/// Parses a whole position string; the word `startpos` stands for the start position, as
-/// it does in the protocol's `position` command.
+/// Parses a whole Fanoron-Tsivy position string; the word `startpos` stands for the start
+/// position, as it does in the protocol's `position` command.
 pub fn parse_position(text: &str) -> Result<Position, FenError> {
+    parse_position_on(Board::Tsivy, text)
+}
+
+/// Parses a whole position string on `board` (`startpos`: that board's start).
+pub fn parse_position_on(board: Board, text: &str) -> Result<Position, FenError> {
     let fields: Vec<&str> = text.split_whitespace().collect();
     if let [word] = fields[..]
         && word.eq_ignore_ascii_case("startpos")
     {
-        return Ok(Position::start());
+        return Ok(Position::start_on(board));
     }
-    parse_fields(&fields)
+    parse_fields_on(board, &fields)
 }
 
 impl FromStr for Position {
@@ -201,7 +218,7 @@ impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for rank in (0..RANKS).rev() {
             let mut gap = 0;
-            for file in 0..FILES {
+            for file in 0..self.board().files() {
                 let square = Square::new(file, rank).expect("on the board");
                 match self.stone_at(square) {
                     None => gap += 1,
@@ -253,6 +270,34 @@ mod tests {
     }
 
     #[test]
+    fn dimy_strings_have_five_points_a_row() {
+        let start = Position::start_on(Board::Dimy);
+        assert_eq!(start.to_string(), "BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 1");
+        assert_eq!(parse_position_on(Board::Dimy, "startpos").unwrap(), start);
+        assert_eq!(
+            parse_position_on(Board::Dimy, "BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w").unwrap(),
+            start
+        );
+        let dimy_error = |text| {
+            parse_position_on(Board::Dimy, text)
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            dimy_error(START),
+            "row 1 (rank 5) has 9 points, expected 5 for dimy (5 x 5)"
+        );
+        assert_eq!(
+            err("BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w"),
+            "row 1 (rank 5) has 5 points, expected 9 for tsivy (9 x 5)"
+        );
+        assert_eq!(
+            dimy_error("WWWWW/WWWWW/WWW2/5/5 w"),
+            "13 white stones (at most 12)"
+        );
+    }
+
+    #[test]
     fn startpos_stands_for_the_start() {
         assert_eq!(parse_position("startpos").unwrap(), Position::start());
         assert_eq!(parse_position(" StartPos ").unwrap(), Position::start());
@@ -281,11 +326,11 @@ mod tests {
         assert_eq!(err("9/9/9/9 w"), "the board has 4 rows, expected 5");
         assert_eq!(
             err("9/9/BWBW2BWBW/9/9 w"),
-            "row 3 (rank 3) has 10 points, expected 9"
+            "row 3 (rank 3) has 10 points, expected 9 for tsivy (9 x 5)"
         );
         assert_eq!(
             err("9/9/9/9/8 w"),
-            "row 5 (rank 1) has 8 points, expected 9"
+            "row 5 (rank 1) has 8 points, expected 9 for tsivy (9 x 5)"
         );
         assert_eq!(err("9/9/9/9/8x w"), "unknown character 'x' in row 5");
         assert_eq!(err("9/9/9/0W8/9 w"), "unknown character '0' in row 4");

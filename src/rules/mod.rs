@@ -4,6 +4,7 @@
 //! Nothing here knows of search, protocol or files; every other layer is built on this one.
 
 pub mod bitboard;
+pub mod board;
 pub mod diagram;
 pub mod fen;
 pub mod game;

@@ -68,16 +68,23 @@ impl CaptureSteps {
     }
 }
 
-/// The stones of `us` that have a capturing first step, given the enemy stones `them`.
+/// The stones of `us` that have a capturing first step, given the enemy stones `them` and
+/// the `empty` points.
 #[inline]
-pub fn capturing_stones(us: Bitboard, them: Bitboard) -> Bitboard {
-    CaptureSteps::new(them, !(us | them)).sources() & us
+pub fn capturing_stones(us: Bitboard, them: Bitboard, empty: Bitboard) -> Bitboard {
+    CaptureSteps::new(them, empty).sources() & us
 }
 
 /// True when the side to move has a capture, so that it may not play a paika.
 #[inline]
 pub fn has_capture(position: &Position) -> bool {
-    capturing_stones(position.us(), position.them()).any()
+    capturing_stones(position.us(), position.them(), position.empty()).any()
+}
+
+/// True when the side not to move would have a capture if it were its turn.
+#[inline]
+pub fn opponent_has_capture(position: &Position) -> bool {
+    capturing_stones(position.them(), position.us(), position.empty()).any()
 }
 
 /// True when the side to move has any legal turn. Every turn starts with a step to an
@@ -102,11 +109,12 @@ pub fn paika_steps(stones: Bitboard, empty: Bitboard) -> u32 {
 pub fn generate_turns(position: &Position, chain_rule: ChainRule, out: &mut Vec<Turn>) {
     out.clear();
     let (us, them) = (position.us(), position.them());
-    let capturers = capturing_stones(us, them);
+    let capturers = capturing_stones(us, them, position.empty());
     if capturers.any() {
+        let blocked = position.us_and_off_board();
         for from in capturers {
             let mut sink = TurnCollector::new(out, from, them);
-            walk_chains(from, us, them, u64::MAX, chain_rule, &mut sink);
+            walk_chains(from, blocked, them, u64::MAX, chain_rule, &mut sink);
         }
     } else {
         push_paikas(us, position.empty(), out);
@@ -163,10 +171,13 @@ pub fn count_turns(
         chained |= (approach | withdrawal) & going_on;
     }
     let first_landings = continuation_points.bits();
+    let blocked = position.us_and_off_board();
     for from in chained {
         count += match chain_rule {
-            ChainRule::Optional => scratch.count_stone::<true>(from, us, them, first_landings),
-            ChainRule::Mandatory => scratch.count_stone::<false>(from, us, them, first_landings),
+            ChainRule::Optional => scratch.count_stone::<true>(from, blocked, them, first_landings),
+            ChainRule::Mandatory => {
+                scratch.count_stone::<false>(from, blocked, them, first_landings)
+            }
         };
     }
     count
@@ -199,7 +210,8 @@ struct PendingStep {
 }
 
 impl TurnCounting {
-    /// The turns of the stone on `from` whose first step lands on one of `first_landings`.
+    /// The turns of the stone on `from` whose first step lands on one of `first_landings`;
+    /// `blocked` holds the side's stones and the points off the board.
     ///
     /// Order does not matter when counting, so the walk keeps a list of landing points to
     /// go on from instead of recursing: each is taken up once, with no state to resume.
@@ -208,7 +220,7 @@ impl TurnCounting {
     fn count_stone<const OPTIONAL: bool>(
         &mut self,
         from: Square,
-        us: Bitboard,
+        blocked: Bitboard,
         them: Bitboard,
         first_landings: u64,
     ) -> usize {
@@ -217,7 +229,7 @@ impl TurnCounting {
         self.pending.clear();
         let at = from.index();
         // The stone's own point counts as visited: it may not come back to it.
-        let blocked = us.bits();
+        let blocked = blocked.bits();
         let landings = ADJACENT[at] & !(blocked | them.bits()) & first_landings;
         let (approach, withdrawal) = capture_landings(at, them.bits(), landings);
         let root = PendingStep {
@@ -359,7 +371,7 @@ pub fn stone_routes(position: &Position, chain_rule: ChainRule, from: Square) ->
 
 fn routes_of(position: &Position, chain_rule: ChainRule, stones: Bitboard) -> Vec<Route> {
     let (us, them) = (position.us(), position.them());
-    let capturers = capturing_stones(us, them);
+    let capturers = capturing_stones(us, them, position.empty());
     if capturers.is_empty() {
         let mut turns = Vec::new();
         generate_turns(position, chain_rule, &mut turns);
@@ -383,7 +395,14 @@ fn routes_of(position: &Position, chain_rule: ChainRule, stones: Bitboard) -> Ve
             steps: Vec::new(),
             routes: &mut routes,
         };
-        walk_chains(from, us, them, u64::MAX, chain_rule, &mut sink);
+        walk_chains(
+            from,
+            position.us_and_off_board(),
+            them,
+            u64::MAX,
+            chain_rule,
+            &mut sink,
+        );
     }
     routes
 }
@@ -481,17 +500,17 @@ impl ChainSink for RouteRecorder<'_> {
 }
 
 /// Walks the capture chains of the stone on `from` whose first step lands on one of
-/// `first_landings`.
+/// `first_landings`; `blocked` holds the side's stones and the points off the board.
 fn walk_chains(
     from: Square,
-    us: Bitboard,
+    blocked: Bitboard,
     them: Bitboard,
     first_landings: u64,
     chain_rule: ChainRule,
     sink: &mut impl ChainSink,
 ) {
     let walk = ChainWalk {
-        others: (us & !Bitboard::from_square(from)).bits(),
+        others: (blocked & !Bitboard::from_square(from)).bits(),
         chain_rule,
     };
     let at = from.index();

@@ -1,12 +1,14 @@
 //! A position: the stones of both sides, the side to move, the two counters and a hash key.
 
 use crate::rules::bitboard::Bitboard;
+use crate::rules::board::Board;
 use crate::rules::geometry::Square;
 use crate::rules::turn::Turn;
 use crate::rules::zobrist::{BLACK_TO_MOVE_KEY, STONE_KEYS};
 use std::fmt;
 
-/// The most stones one side can have: the start position's count, since stones only leave.
+/// The most stones one side can have on any board: Tsivy's start position's count, since
+/// stones only leave.
 pub const MAX_STONES_PER_SIDE: u32 = 22;
 
 /// A side.
@@ -48,13 +50,17 @@ impl Color {
 pub enum PositionError {
     /// A point holds a stone of both colours.
     Overlap(Square),
-    /// More stones of one colour than a game can have.
+    /// More stones of one colour than a game on this board can have.
     TooManyStones {
         /// The colour with too many.
         color: Color,
         /// How many it has.
         count: u32,
+        /// How many a side starts with on this board.
+        most: u32,
     },
+    /// A stone on a point that the board does not have (files f to i on Dimy's board).
+    OffBoard(Square),
     /// The move number starts at 1.
     ZeroMoveNumber,
 }
@@ -63,11 +69,10 @@ impl fmt::Display for PositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PositionError::Overlap(square) => write!(f, "{square} holds two stones"),
-            PositionError::TooManyStones { color, count } => write!(
-                f,
-                "{count} {} stones (at most {MAX_STONES_PER_SIDE})",
-                color.name()
-            ),
+            PositionError::TooManyStones { color, count, most } => {
+                write!(f, "{count} {} stones (at most {most})", color.name())
+            }
+            PositionError::OffBoard(square) => write!(f, "{square} is not on the board"),
             PositionError::ZeroMoveNumber => write!(f, "move number must be at least 1"),
         }
     }
@@ -81,26 +86,35 @@ impl std::error::Error for PositionError {}
 pub struct Position {
     stones: [Bitboard; 2],
     side_to_move: Color,
+    board: Board,
     turns_since_capture: u32,
     move_number: u32,
     key: u64,
 }
 
 impl Position {
-    /// The position at the start of a game.
+    /// The position at the start of a Fanoron-Tsivy game.
     pub fn start() -> Position {
-        let rank = |r: u8| -> Bitboard { (0..9).filter_map(|f| Square::new(f, r)).collect() };
-        let middle_black: Bitboard = [0, 2, 5, 7]
-            .iter()
-            .filter_map(|&f| Square::new(f, 2))
-            .collect();
-        let middle_white: Bitboard = [1, 3, 6, 8]
-            .iter()
-            .filter_map(|&f| Square::new(f, 2))
-            .collect();
-        Position::new(
-            rank(0) | rank(1) | middle_white,
-            rank(3) | rank(4) | middle_black,
+        Position::start_on(Board::Tsivy)
+    }
+
+    /// The position at the start of a game on `board`: White on ranks 1 and 2, Black on
+    /// ranks 4 and 5, and the middle rank alternating from Black on a1's file, with the
+    /// centre empty and White to move (Tsivy's `BWBW1BWBW`, Dimy's `BW1BW`).
+    pub fn start_on(board: Board) -> Position {
+        let files = board.files();
+        let centre = files / 2;
+        let rank = |r: u8| -> Bitboard { (0..files).filter_map(|f| Square::new(f, r)).collect() };
+        let middle = |color: u8| -> Bitboard {
+            (0..files)
+                .filter(|&f| f != centre && (f + u8::from(f > centre)) % 2 == color)
+                .filter_map(|f| Square::new(f, 2))
+                .collect()
+        };
+        Position::new_on(
+            board,
+            rank(0) | rank(1) | middle(1),
+            rank(3) | rank(4) | middle(0),
             Color::White,
             0,
             1,
@@ -108,8 +122,7 @@ impl Position {
         .expect("the start position is valid")
     }
 
-    /// A position from its parts, checked: no point holds two stones, no side has more
-    /// than 22 stones, the move number is at least 1.
+    /// A Fanoron-Tsivy position from its parts, checked as [`Position::new_on`] does.
     pub fn new(
         white: Bitboard,
         black: Bitboard,
@@ -117,14 +130,39 @@ impl Position {
         turns_since_capture: u32,
         move_number: u32,
     ) -> Result<Position, PositionError> {
+        Position::new_on(
+            Board::Tsivy,
+            white,
+            black,
+            side_to_move,
+            turns_since_capture,
+            move_number,
+        )
+    }
+
+    /// A position on `board` from its parts, checked: every stone is on the board, no
+    /// point holds two stones, no side has more stones than it starts with, the move
+    /// number is at least 1.
+    pub fn new_on(
+        board: Board,
+        white: Bitboard,
+        black: Bitboard,
+        side_to_move: Color,
+        turns_since_capture: u32,
+        move_number: u32,
+    ) -> Result<Position, PositionError> {
+        if let Some(square) = ((white | black) & !board.points()).first() {
+            return Err(PositionError::OffBoard(square));
+        }
         if let Some(square) = (white & black).first() {
             return Err(PositionError::Overlap(square));
         }
         for (color, stones) in [(Color::White, white), (Color::Black, black)] {
-            if stones.count() > MAX_STONES_PER_SIDE {
+            if stones.count() > board.stones_per_side() {
                 return Err(PositionError::TooManyStones {
                     color,
                     count: stones.count(),
+                    most: board.stones_per_side(),
                 });
             }
         }
@@ -132,6 +170,7 @@ impl Position {
             return Err(PositionError::ZeroMoveNumber);
         }
         Ok(Position::new_unchecked(
+            board,
             white,
             black,
             side_to_move,
@@ -141,6 +180,7 @@ impl Position {
     }
 
     fn new_unchecked(
+        board: Board,
         white: Bitboard,
         black: Bitboard,
         side_to_move: Color,
@@ -150,6 +190,7 @@ impl Position {
         let mut position = Position {
             stones: [white, black],
             side_to_move,
+            board,
             turns_since_capture,
             move_number,
             key: 0,
@@ -195,10 +236,23 @@ impl Position {
         self.stones[0] | self.stones[1]
     }
 
-    /// Every point without a stone.
+    /// Every point of the board without a stone.
     #[inline]
     pub fn empty(&self) -> Bitboard {
-        !self.occupied()
+        self.board.points() & !self.occupied()
+    }
+
+    /// The board the game is played on.
+    #[inline]
+    pub const fn board(&self) -> Board {
+        self.board
+    }
+
+    /// The stones of the side to move together with the points off the board: the points
+    /// a stone of the side to move can never step onto, whatever it captures.
+    #[inline]
+    pub fn us_and_off_board(&self) -> Bitboard {
+        self.us() | self.board.off_board()
     }
 
     /// The colour of the stone on `square`, if any.
@@ -290,8 +344,9 @@ impl Position {
     /// and its flip the same score for the side to move.
     pub fn flip(&self) -> Position {
         Position::new_unchecked(
-            self.stones(Color::Black).rotate(),
-            self.stones(Color::White).rotate(),
+            self.board,
+            self.board.rotate(self.stones(Color::Black)),
+            self.board.rotate(self.stones(Color::White)),
             self.side_to_move.opposite(),
             self.turns_since_capture,
             self.move_number,
@@ -300,7 +355,7 @@ impl Position {
 
     /// The position mirrored across the centre file, everything else kept.
     pub fn mirror_files(&self) -> Position {
-        self.map_stones(Bitboard::mirror_files)
+        self.map_stones(|b| self.board.mirror_files(b))
     }
 
     /// The position mirrored across the centre rank, everything else kept.
@@ -310,11 +365,12 @@ impl Position {
 
     /// The position turned by 180 degrees, everything else kept.
     pub fn rotate(&self) -> Position {
-        self.map_stones(Bitboard::rotate)
+        self.map_stones(|b| self.board.rotate(b))
     }
 
     fn map_stones(&self, f: impl Fn(Bitboard) -> Bitboard) -> Position {
         Position::new_unchecked(
+            self.board,
             f(self.stones[0]),
             f(self.stones[1]),
             self.side_to_move,
@@ -364,6 +420,20 @@ mod tests {
         assert!(matches!(
             Position::new(full, Bitboard::EMPTY, Color::White, 0, 1),
             Err(PositionError::TooManyStones { count: 23, .. })
+        ));
+        let f1 = Bitboard::from_square(Square::new(5, 0).unwrap());
+        assert_eq!(
+            Position::new_on(Board::Dimy, a1, f1, Color::White, 0, 1),
+            Err(PositionError::OffBoard(Square::new(5, 0).unwrap()))
+        );
+        let thirteen = Bitboard::from_bits(0b1_1111 | 0b1_1111 << 9 | 0b111 << 18);
+        assert!(matches!(
+            Position::new_on(Board::Dimy, thirteen, Bitboard::EMPTY, Color::White, 0, 1),
+            Err(PositionError::TooManyStones {
+                count: 13,
+                most: 12,
+                ..
+            })
         ));
         assert_eq!(
             Position::new(a1, Bitboard::EMPTY, Color::White, 0, 0),

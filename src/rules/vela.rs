@@ -12,7 +12,7 @@
 use crate::rules::ChainRule;
 use crate::rules::bitboard::Bitboard;
 use crate::rules::geometry::Direction;
-use crate::rules::movegen::{capturing_stones, generate_turns, push_paikas, step_origin};
+use crate::rules::movegen::{generate_turns, has_capture, push_paikas, step_origin};
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 
@@ -59,7 +59,7 @@ pub fn generate_vela_turns(
     // Paikas that leave the beneficiary a capture, if there are any.
     let leaves_a_capture = |turn: &Turn| {
         let after = position.play(*turn);
-        capturing_stones(after.us(), after.them()).any()
+        has_capture(&after)
     };
     if out.iter().any(leaves_a_capture) {
         out.retain(leaves_a_capture);
@@ -111,7 +111,7 @@ mod tests {
         for turn in raw {
             assert!(!turn.is_capture());
             let after = p.play(turn);
-            assert!(capturing_stones(after.us(), after.them()).any(), "{turn:?}");
+            assert!(has_capture(&after), "{turn:?}");
         }
     }
 

@@ -5,7 +5,7 @@ use super::thread::Searcher;
 use super::{DECIDED_BOUND, INFINITY, MATE, MAX_PLY, score_from_tt, score_to_tt, tablebase_score};
 use crate::engine::evaluate::{evaluate, evaluate_material};
 use crate::engine::tt::Bound;
-use crate::rules::movegen::{capturing_stones, generate_turns, has_capture};
+use crate::rules::movegen::{generate_turns, has_capture, opponent_has_capture};
 use crate::rules::position::Position;
 use crate::rules::turn::Turn;
 
@@ -136,7 +136,7 @@ impl Searcher<'_> {
             && beta.abs() < DECIDED_BOUND
             && alpha.abs() < DECIDED_BOUND
             && !has_capture(position)
-            && capturing_stones(position.them(), position.us()).is_empty();
+            && !opponent_has_capture(position);
         if quiet && self.config.needs_static_score() {
             let score = self.evaluate(position, ply);
             static_score = Some(score);

@@ -2,7 +2,7 @@
 
 use super::thread::Searcher;
 use super::{INFINITY, MATE, MAX_PLY};
-use crate::rules::movegen::{capturing_stones, generate_turns, has_capture, has_legal_turn};
+use crate::rules::movegen::{generate_turns, has_capture, has_legal_turn, opponent_has_capture};
 use crate::rules::position::Position;
 
 impl Searcher<'_> {
@@ -40,7 +40,7 @@ impl Searcher<'_> {
             let threatened = self.config.threat_quiescence
                 && qply == 0
                 && ply < MAX_PLY - 1
-                && !capturing_stones(position.them(), position.us()).is_empty();
+                && opponent_has_capture(position);
             if !threatened {
                 return self.evaluate(position, ply);
             }

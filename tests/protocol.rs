@@ -426,7 +426,7 @@ fn is_log_line(line: &str, direction: &str, text: &str) -> bool {
 // 1. Handshake
 // ---------------------------------------------------------------------------------------
 
-const OPTION_NAMES: [&str; 31] = [
+const OPTION_NAMES: [&str; 32] = [
     "Hash",
     "Clear Hash",
     "Threads",
@@ -444,6 +444,7 @@ const OPTION_NAMES: [&str; 31] = [
     "UCI_ShowWDL",
     "UseNNUE",
     "EvalFile",
+    "Variant",
     "SearchAspirationDelta",
     "SearchReductionBase",
     "SearchReductionDivisor",
@@ -1456,7 +1457,6 @@ fn the_web_interface_options_are_understood_or_refused_in_one_line() {
     for line in [
         "setoption name BookFile value book.txt",
         "setoption name OwnBook value true",
-        "setoption name Variant value dimy",
         "setoption name Vela value white",
     ] {
         let error = engine.expect_one_error(line);
@@ -1821,4 +1821,128 @@ fn tiny_clocks_on_wide_positions_still_get_a_legal_bestmove() {
             );
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Variants: Fanoron-Dimy and Fanoron-Telo
+// ---------------------------------------------------------------------------------------
+
+const DIMY_START_FEN: &str = "BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 1";
+
+#[test]
+fn variant_is_a_combo_option_of_three_games() {
+    let mut engine = Engine::start();
+    engine.send("uci");
+    let lines = engine.read_until("uciok");
+    assert!(
+        lines.contains(
+            &"option name Variant type combo default tsivy var tsivy var dimy var telo".into()
+        ),
+        "{lines:?}"
+    );
+    let error = engine.expect_one_error("setoption name Variant value chess");
+    assert!(error.contains("tsivy, dimy, telo"), "{error}");
+    assert_eq!(engine.fen(), START_FEN, "a refused variant changes nothing");
+}
+
+#[test]
+fn switching_to_dimy_resets_to_its_start_and_every_command_follows_the_board() {
+    let mut engine = Engine::start();
+    engine.send("position startpos moves d3e3W");
+    engine.send("setoption name Variant value dimy");
+    assert_eq!(engine.fen(), DIMY_START_FEN);
+    assert_eq!(
+        engine.legal_turns(),
+        ["b2c3A", "b3c3A", "b3c3W", "c2c3A", "d2c3A"]
+    );
+    engine.send("perft 4");
+    let lines = engine.read_until("Nodes searched");
+    assert_eq!(lines.last().unwrap(), "Nodes searched: 3469");
+
+    // A Tsivy string is the wrong size: one line, the position stays.
+    engine.send("position fen BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w");
+    let refusal = engine.next_line();
+    assert!(
+        refusal.contains("has 9 points, expected 5 for dimy (5 x 5); position unchanged"),
+        "{refusal}"
+    );
+    assert_eq!(engine.fen(), DIMY_START_FEN);
+
+    engine.send("position startpos moves d2c3A");
+    assert_eq!(engine.fen(), "1BBBB/B1BBB/BWWBW/WWW1W/WWWWW b 0 1");
+    let (_, bestmove) = engine.go("go depth 6");
+    let turn = bestmove.strip_prefix("bestmove ").unwrap().to_string();
+    assert!(engine.legal_turns().contains(&turn), "{bestmove}");
+    engine.send("d");
+    let drawing = engine.sync();
+    assert_eq!(drawing[0], "5  . - B - B - B - B", "{drawing:?}");
+    assert!(
+        drawing.contains(&"   a   b   c   d   e".to_string()),
+        "{drawing:?}"
+    );
+    engine.send("eval");
+    let eval = engine.sync();
+    assert!(
+        eval.iter()
+            .any(|l| l.contains("network knows Tsivy's board only")),
+        "{eval:?}"
+    );
+    engine.send("status");
+    engine.expect_exact("status ongoing");
+
+    engine.send("setoption name Variant value tsivy");
+    assert_eq!(engine.fen(), START_FEN);
+    engine.send("setoption name Variant value dimy");
+    engine.send("ucinewgame");
+    assert_eq!(engine.fen(), DIMY_START_FEN);
+}
+
+#[test]
+fn telo_is_played_perfectly_and_weaker_with_a_depth() {
+    let mut engine = Engine::start();
+    engine.send("setoption name Variant value telo");
+    assert_eq!(engine.fen(), "3/3/3 w 0 1");
+    assert_eq!(engine.legal_turns().len(), 9);
+    // The solved start: White wins, and only by taking the centre first.
+    let (infos, bestmove) = engine.go("go");
+    assert_eq!(bestmove, "bestmove b2");
+    assert_eq!(infos.len(), 1, "{infos:?}");
+    engine.send("eval");
+    engine.expect_exact("Fanoron-Telo is solved: white to move wins in 9 plies.");
+
+    // Movement phase: a1b1 style turns; an illegal one is refused whole.
+    engine.send("position startpos moves b2 a1 c3 a3 a2 c1");
+    engine.send("position startpos moves b2 a1 c3 a3 a2 c1 c3c2 b1");
+    let refusal = engine.next_line();
+    assert!(
+        refusal.starts_with("info string illegal move 8 'b1'"),
+        "{refusal}"
+    );
+    assert_eq!(engine.fen(), "B1W/WW1/B1B w 0 4");
+
+    // Three in a row wins, during placement too; the game is then over.
+    engine.send("position fen WW1/BB1/3 w moves c3");
+    engine.send("status");
+    engine.expect_exact("status white wins");
+    assert_eq!(engine.query("result"), "p1win");
+    let (_, bestmove) = engine.go("go");
+    assert_eq!(bestmove, "bestmove (none)");
+    engine.send("perft 1");
+    engine.expect_exact("Nodes searched: 0");
+
+    // With the win on the board, depth 1 takes it; a position where the side to move
+    // already has a line cannot arise and is refused.
+    engine.send("position fen WW1/BB1/3 w");
+    let (_, bestmove) = engine.go("go depth 1");
+    assert_eq!(bestmove, "bestmove c3");
+    engine.send("position fen WWW/BB1/B2 w");
+    assert!(engine.next_line().starts_with("info string invalid fen"));
+
+    engine.send("position startpos");
+    engine.send("perft 2");
+    let lines = engine.read_until("Nodes searched");
+    assert_eq!(lines.last().unwrap(), "Nodes searched: 72");
+
+    engine.send("setoption name Variant value tsivy");
+    assert_eq!(engine.fen(), START_FEN);
 }

@@ -8,6 +8,7 @@ pub mod evaluate;
 pub mod nnue;
 pub mod search;
 pub mod skill;
+pub mod telo;
 pub mod timeman;
 pub mod tt;
 pub mod wdl;

@@ -1,16 +1,29 @@
 //! The engine's options, as `uci` declares them and `setoption` changes them.
 
 use crate::engine::search::{PARAMETERS, SearchConfig};
+use crate::rules::variant::Variant;
 use crate::rules::{ChainRule, DEFAULT_NO_CAPTURE_LIMIT, Rules};
 use crate::tablebase::MAX_STONES;
 
 /// The kind and range of an option, as declared to the interface.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Kind {
-    Spin { default: i64, min: i64, max: i64 },
-    Check { default: bool },
+    Spin {
+        default: i64,
+        min: i64,
+        max: i64,
+    },
+    Check {
+        default: bool,
+    },
     Button,
-    Text { default: &'static str },
+    Text {
+        default: &'static str,
+    },
+    Combo {
+        default: &'static str,
+        values: &'static [&'static str],
+    },
 }
 
 struct Spec {
@@ -128,6 +141,13 @@ const SPECS: &[Spec] = &[
         name: "MandatoryContinuation",
         kind: Kind::Check { default: false },
     },
+    Spec {
+        name: "Variant",
+        kind: Kind::Combo {
+            default: "tsivy",
+            values: &["tsivy", "dimy", "telo"],
+        },
+    },
 ];
 
 /// `EvalFile`'s value for the network built into the binary.
@@ -153,6 +173,8 @@ pub enum Change {
     TablebasePath,
     /// A rule option: the game's rules change.
     Rules,
+    /// `Variant`: another game, from its start.
+    Variant,
     /// `EvalFile`: read another network.
     EvalFile,
     /// Anything read only when the next search starts.
@@ -194,6 +216,8 @@ pub struct EngineOptions {
     pub no_capture_limit: u32,
     /// Rule option: capture chains must go on while they can.
     pub mandatory_continuation: bool,
+    /// `Variant`: the game played.
+    pub variant: Variant,
     /// The search's numeric parameters (the `Search...` options, for tuning).
     pub search: SearchConfig,
 }
@@ -217,6 +241,7 @@ impl Default for EngineOptions {
             eval_file: EMBEDDED_NET.to_string(),
             no_capture_limit: DEFAULT_NO_CAPTURE_LIMIT,
             mandatory_continuation: false,
+            variant: Variant::Tsivy,
             search: SearchConfig::default(),
         }
     }
@@ -358,6 +383,17 @@ impl EngineOptions {
                     _ => unreachable!("every check option is listed"),
                 })
             }
+            Kind::Combo { values, .. } => {
+                let text = value.ok_or_else(|| format!("option '{name}' needs a value"))?;
+                let variant = Variant::from_name(text).ok_or_else(|| {
+                    format!(
+                        "option '{name}' must be one of {}, found '{text}'",
+                        values.join(", ")
+                    )
+                })?;
+                self.variant = variant;
+                Ok(Change::Variant)
+            }
             Kind::Text { .. } => {
                 let text = value.unwrap_or("");
                 let text = if text == "<empty>" { "" } else { text }.to_string();
@@ -393,6 +429,10 @@ fn declaration(name: &str, kind: Kind) -> String {
         }
         Kind::Check { default } => format!("option name {name} type check default {default}"),
         Kind::Button => format!("option name {name} type button"),
+        Kind::Combo { default, values } => {
+            let values: String = values.iter().map(|v| format!(" var {v}")).collect();
+            format!("option name {name} type combo default {default}{values}")
+        }
         Kind::Text { default } => format!(
             "option name {name} type string default {}",
             if default.is_empty() {
@@ -435,10 +475,6 @@ fn foreign_option(name: &str, value: Option<&str>) -> Option<Result<(), String>>
         "bookfile" => (
             value.is_empty() || is("<empty>"),
             "Vato has no opening book, so it reads no book file",
-        ),
-        "variant" => (
-            is("tsivy") || is("fanoron-tsivy"),
-            "Vato plays Fanoron-Tsivy (9 x 5) only",
         ),
         "vela" => (
             is("none") || value.is_empty(),
@@ -522,13 +558,20 @@ mod tests {
     fn other_engines_options_say_what_vato_lacks() {
         let mut o = EngineOptions::default();
         assert_eq!(o.set("OwnBook", Some("false")), Ok(Change::Other));
-        assert_eq!(o.set("Variant", Some("tsivy")), Ok(Change::Other));
+        assert_eq!(o.set("Variant", Some("tsivy")), Ok(Change::Variant));
+        assert_eq!(o.set("variant", Some("Fanoron-Dimy")), Ok(Change::Variant));
+        assert_eq!(o.variant, Variant::Dimy);
+        assert_eq!(
+            o.set("Variant", Some("chess")),
+            Err("option 'Variant' must be one of tsivy, dimy, telo, found 'chess'".into())
+        );
+        assert_eq!(o.variant, Variant::Dimy);
+        assert_eq!(o.set("Variant", Some("TSIVY")), Ok(Change::Variant));
         assert_eq!(o.set("Vela", Some("none")), Ok(Change::Other));
         assert_eq!(
             o.set("OwnBook", Some("true")),
             Err("option 'OwnBook' value 'true' is not supported: Vato has no opening book".into())
         );
-        assert!(o.set("Variant", Some("dimy")).is_err());
         assert!(o.set("Vela", Some("white")).is_err());
         assert!(o.set("BookFile", Some("book.txt")).is_err());
         assert_eq!(o, EngineOptions::default());

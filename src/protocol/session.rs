@@ -1,6 +1,8 @@
 //! The protocol session: reads commands, keeps the game and the options, runs searches on
 //! their own thread and writes every answer as one flushed line.
 
+mod telo;
+
 use crate::engine::evaluate::{evaluate, terms};
 use crate::engine::nnue::Network;
 use crate::engine::search::{
@@ -14,8 +16,9 @@ use crate::protocol::echo::{MAX_MESSAGE_CHARS, printable};
 use crate::protocol::options::{Change, EMBEDDED_NET, EngineOptions};
 use crate::protocol::parser::{Command, GoParams, Query, parse_command};
 use crate::random::Rng;
+use crate::rules::board::Board;
 use crate::rules::diagram::draw;
-use crate::rules::fen::parse_position;
+use crate::rules::fen::parse_position_on;
 use crate::rules::game::{DrawReason, Game, Status, WinReason};
 use crate::rules::movegen::{legal_routes, legal_turns};
 use crate::rules::notation::{
@@ -24,6 +27,7 @@ use crate::rules::notation::{
 use crate::rules::perft::perft_report;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
+use crate::rules::variant::Variant;
 use crate::tablebase::{Tablebase, Value as TablebaseValue, layer_names};
 use crate::timestamp::log_timestamp;
 use std::fs::{File, OpenOptions};
@@ -141,6 +145,8 @@ pub struct Session {
     tablebase: Option<Arc<Tablebase>>,
     /// The network read from `EvalFile` (the built-in one by default).
     network: Arc<Network>,
+    /// The Telo game, while `Variant` is `telo` (and only then).
+    telo: Option<telo::TeloState>,
     debug: bool,
 }
 
@@ -171,6 +177,7 @@ impl Session {
             search: None,
             tablebase: None,
             network: crate::engine::nnue::embedded(),
+            telo: None,
             debug: false,
         }
     }
@@ -255,13 +262,16 @@ impl Session {
         if !self.searching() {
             self.join_search();
         }
+        let Some(command) = self.telo_command(command) else {
+            return Flow::Continue;
+        };
         match command {
             Command::Hello { ugi } => self.hello(ugi),
             Command::IsReady => self.say("readyok"),
             Command::Debug(on) => self.debug = on.unwrap_or(!self.debug),
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             Command::NewGame => {
-                self.game = Game::new(Position::start(), self.options.rules());
+                self.game = Game::new(self.start_position(), self.options.rules());
                 self.tt.clear();
             }
             Command::Position { fen, moves } => self.set_position(fen.as_deref(), &moves),
@@ -298,7 +308,7 @@ impl Session {
                 self.game = Game::new(self.game.position().flip(), self.options.rules());
             }
             Command::Bench(depth) => {
-                let network = self.options.use_nnue.then(|| self.network.clone());
+                let network = self.network_in_use();
                 self.start_task("bench", move |signals| {
                     crate::engine::bench::run_until(depth, network, signals)
                         .unwrap_or_else(|| vec!["info string bench stopped".into()])
@@ -361,6 +371,9 @@ impl Session {
             Err(e) => self.error(&e),
             Ok(Change::Rules) => {
                 self.game.set_rules(self.options.rules());
+                if let Some(telo) = &mut self.telo {
+                    telo.game.set_limit(self.options.no_capture_limit);
+                }
                 self.open_tablebase();
             }
             Ok(Change::TablebasePath) => {
@@ -427,8 +440,37 @@ impl Session {
                     }
                 }
             }
+            Ok(Change::Variant) => {
+                self.game = Game::new(self.start_position(), self.options.rules());
+                self.tt.clear();
+                self.telo = (self.options.variant == Variant::Telo)
+                    .then(|| telo::TeloState::new(self.options.no_capture_limit));
+            }
             Ok(Change::Other) => {}
         }
+    }
+
+    /// The board of the game played.
+    fn board(&self) -> Board {
+        self.options.variant.board().unwrap_or_default()
+    }
+
+    /// The start of the game played.
+    fn start_position(&self) -> Position {
+        Position::start_on(self.board())
+    }
+
+    /// The network, when the options ask for it and it knows the board: it was trained on
+    /// Tsivy's 9 x 5 games, so Dimy is evaluated by the hand-written terms.
+    fn network_in_use(&self) -> Option<Arc<Network>> {
+        (self.options.use_nnue && self.board() == Board::Tsivy).then(|| self.network.clone())
+    }
+
+    /// The endgame tables, which hold Tsivy positions only.
+    fn tables_in_use(&self) -> Option<Arc<Tablebase>> {
+        self.tablebase
+            .clone()
+            .filter(|_| self.board() == Board::Tsivy)
     }
 
     /// (Re)reads the tables for the current path and rules, and says what was found.
@@ -477,7 +519,7 @@ impl Session {
         let position = *self.game.position();
         let rule = self.game.rules().chain_rule;
         let limit = self.game.rules().no_capture_limit;
-        let choices = self.tablebase.as_ref()?.probe_turns(&position)?;
+        let choices = self.tables_in_use()?.probe_turns(&position)?;
         let (turn, value) = choices.into_iter().find_map(|(text, value)| {
             let turn = parse_turn(&position, rule, &text).ok()?;
             (searchmoves.is_empty() || searchmoves.contains(&turn)).then_some((turn, value))
@@ -489,8 +531,8 @@ impl Session {
 
     fn set_position(&mut self, fen: Option<&str>, moves: &[String]) {
         let start = match fen {
-            None => Position::start(),
-            Some(text) => match parse_position(text) {
+            None => self.start_position(),
+            Some(text) => match parse_position_on(self.board(), text) {
                 Ok(position) => position,
                 Err(e) => {
                     return self.refuse_position(&format!(
@@ -589,9 +631,9 @@ impl Session {
             move_overhead: Duration::from_millis(self.options.move_overhead_ms.into()),
             threads: self.options.threads as usize,
             tt: self.tt.clone(),
-            tablebase: self.tablebase.clone(),
+            tablebase: self.tables_in_use(),
             config: self.options.search,
-            network: self.options.use_nnue.then(|| self.network.clone()),
+            network: self.network_in_use(),
         };
         let signals = Arc::new(Signals::new(params.ponder));
         let finished = Arc::new(AtomicBool::new(false));
@@ -722,6 +764,13 @@ impl Session {
             lines.push(format!("  {:<14} {:>6}", term.name, term.value));
         }
         lines.push(format!("  {:<14} {:>6}", "total", evaluate(position)));
+        if self.board() != Board::Tsivy {
+            lines.push(
+                "The search uses the hand-written total (the network knows Tsivy's board only)."
+                    .to_string(),
+            );
+            return self.out.lines(lines);
+        }
         lines.push(format!(
             "  {:<14} {:>6}",
             "network",
@@ -895,6 +944,7 @@ fn describe_status(status: Status) -> String {
             match reason {
                 WinReason::NoStones => "no stones left",
                 WinReason::NoLegalTurn => "no legal turn",
+                WinReason::ThreeInARow => "three in a row",
             }
         ),
         Status::Drawn(reason) => format!(

@@ -90,14 +90,6 @@ impl Board {
         }
     }
 
-    /// The board named `name` (`tsivy` or `dimy`, any letter case, with or without the
-    /// `fanoron-` prefix).
-    pub fn from_name(name: &str) -> Option<Board> {
-        let name = name.to_ascii_lowercase();
-        let name = name.strip_prefix("fanoron-").unwrap_or(&name);
-        Board::ALL.into_iter().find(|b| b.name() == name)
-    }
-
     /// `points` mirrored across this board's centre file.
     pub fn mirror_files(self, points: Bitboard) -> Bitboard {
         self.shift_back(points.mirror_files())
@@ -163,14 +155,5 @@ mod tests {
         let a1 = Bitboard::from_square(Square::new(0, 0).unwrap());
         let e5 = Bitboard::from_square(Square::new(4, 4).unwrap());
         assert_eq!(Board::Dimy.rotate(a1), e5);
-    }
-
-    #[test]
-    fn names_round_trip() {
-        for board in Board::ALL {
-            assert_eq!(Board::from_name(board.name()), Some(board));
-        }
-        assert_eq!(Board::from_name("Fanoron-Dimy"), Some(Board::Dimy));
-        assert_eq!(Board::from_name("telo"), None);
     }
 }

@@ -7,17 +7,26 @@ use crate::rules::position::{Color, Position};
 /// between points (`-`, `|`, and `\` or `/` where a diagonal joins two strong points),
 /// and the file letters underneath.
 pub fn draw(position: &Position) -> String {
-    let files = position.board().files();
+    draw_grid(position.board().files(), RANKS, |file, rank| {
+        let square = Square::new(file, rank).expect("on the board");
+        match position.stone_at(square) {
+            Some(Color::White) => 'W',
+            Some(Color::Black) => 'B',
+            None => '.',
+        }
+    })
+}
+
+/// A board of `files` x `ranks` points as [`draw`] shows it, the character of each point
+/// given by `point(file, rank)`. Diagonals join the points where file + rank is even, as
+/// on every Fanorona board (Telo's 3 x 3 has just its two long diagonals, which this
+/// rule also gives).
+pub fn draw_grid(files: u8, ranks: u8, point: impl Fn(u8, u8) -> char) -> String {
     let mut text = String::new();
-    for rank in (0..RANKS).rev() {
+    for rank in (0..ranks).rev() {
         text.push_str(&format!("{}  ", rank + 1));
         for file in 0..files {
-            let square = Square::new(file, rank).expect("on the board");
-            text.push(match position.stone_at(square) {
-                Some(Color::White) => 'W',
-                Some(Color::Black) => 'B',
-                None => '.',
-            });
+            text.push(point(file, rank));
             if file + 1 < files {
                 text.push_str(" - ");
             }
@@ -30,12 +39,8 @@ pub fn draw(position: &Position) -> String {
                 if file + 1 < files {
                     // The box to the right of this point, between this rank and the one
                     // below, holds the diagonal that joins its two strong corners.
-                    let upper_left = Square::new(file, rank).expect("on the board");
-                    text.push_str(if upper_left.is_strong() {
-                        " \\ "
-                    } else {
-                        " / "
-                    });
+                    let upper_left_strong = (file + rank) % 2 == 0;
+                    text.push_str(if upper_left_strong { " \\ " } else { " / " });
                 }
             }
             text.push('\n');

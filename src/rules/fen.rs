@@ -9,6 +9,7 @@ use crate::rules::bitboard::Bitboard;
 use crate::rules::board::Board;
 use crate::rules::geometry::{FILES, RANKS, Square};
 use crate::rules::position::{Color, Position, PositionError};
+use crate::rules::variant::Variant;
 use nom::branch::alt;
 use nom::character::complete::{one_of, satisfy};
 use nom::combinator::map;
@@ -22,16 +23,21 @@ use std::str::FromStr;
 pub enum FenError {
     /// Nothing to parse.
     Empty,
-    /// The board does not have five rows.
-    RowCount(usize),
+    /// The board does not have as many rows as the game's board has ranks.
+    RowCount {
+        /// Rows found.
+        rows: usize,
+        /// The game the string was read for.
+        variant: Variant,
+    },
     /// A row does not describe as many points as the board has in a rank.
     RowLength {
         /// Row number counted from the top (row 1 is rank 5).
         row: usize,
         /// Points the row describes.
         points: usize,
-        /// The board the string was read for.
-        board: Board,
+        /// The game the string was read for.
+        variant: Variant,
     },
     /// A character that is neither a stone nor a digit 1-9.
     UnknownCharacter {
@@ -55,19 +61,32 @@ pub enum FenError {
     TrailingText(String),
     /// The fields parse but do not make a position.
     Invalid(PositionError),
+    /// The stones do not make a Telo position: more than three stones a side, counts that
+    /// do not fit the side to move, or three in a row for the side to move (it would have
+    /// won the turn before).
+    Telo,
 }
 
 impl fmt::Display for FenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FenError::Empty => write!(f, "empty position string"),
-            FenError::RowCount(n) => write!(f, "the board has {n} rows, expected 5"),
-            FenError::RowLength { row, points, board } => write!(
+            FenError::RowCount { rows, variant } => write!(
                 f,
-                "row {row} (rank {}) has {points} points, expected {} for {} ({board})",
-                RANKS as usize + 1 - row,
-                board.files(),
-                board.name()
+                "the board has {rows} rows, expected {} for {variant}",
+                variant.ranks()
+            ),
+            FenError::RowLength {
+                row,
+                points,
+                variant,
+            } => write!(
+                f,
+                "row {row} (rank {}) has {points} points, expected {} for {variant} ({} x {})",
+                usize::from(variant.ranks()) + 1 - row,
+                variant.files(),
+                variant.files(),
+                variant.ranks()
             ),
             FenError::UnknownCharacter { found, row } => {
                 write!(f, "unknown character '{found}' in row {row}")
@@ -79,6 +98,11 @@ impl fmt::Display for FenError {
             }
             FenError::TrailingText(s) => write!(f, "unexpected '{s}' after the move number"),
             FenError::Invalid(e) => write!(f, "{e}"),
+            FenError::Telo => write!(
+                f,
+                "not a Telo position: at most 3 stones a side, White places first, and the \
+                 side to move has no three in a row"
+            ),
         }
     }
 }
@@ -110,7 +134,7 @@ fn cell(input: &str) -> IResult<&str, Cell> {
 }
 
 /// Parses one row; returns the stones by file index.
-fn parse_row(text: &str, row: usize, board: Board) -> Result<Vec<Option<Color>>, FenError> {
+fn parse_row(text: &str, row: usize, variant: Variant) -> Result<Vec<Option<Color>>, FenError> {
     let (rest, cells) = many0(cell)
         .parse(text)
         .expect("many0 of a non-consuming-free parser never fails");
@@ -124,11 +148,11 @@ fn parse_row(text: &str, row: usize, board: Board) -> Result<Vec<Option<Color>>,
             Cell::Gap(n) => points.extend(std::iter::repeat_n(None, n as usize)),
         }
     }
-    if points.len() != board.files() as usize {
+    if points.len() != usize::from(variant.files()) {
         return Err(FenError::RowLength {
             row,
             points: points.len(),
-            board,
+            variant,
         });
     }
     Ok(points)
@@ -150,20 +174,36 @@ pub fn parse_fields(fields: &[&str]) -> Result<Position, FenError> {
     parse_fields_on(Board::Tsivy, fields)
 }
 
-/// Parses a position string on `board` made of the given white-space separated fields.
-pub fn parse_fields_on(board: Board, fields: &[&str]) -> Result<Position, FenError> {
+/// The fields of a position string of any game, read but not yet checked as a position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fields {
+    /// Every stone: file, rank (0 is rank 1) and colour.
+    pub stones: Vec<(u8, u8, Color)>,
+    /// The side to move.
+    pub side: Color,
+    /// The third field (turns since the last capture; default 0).
+    pub counter: u32,
+    /// The fourth field (the move number; default 1).
+    pub move_number: u32,
+}
+
+/// Reads the fields of a position string for `variant`'s board: rows, side to move, then
+/// optionally the two counters.
+pub fn read_fields(variant: Variant, fields: &[&str]) -> Result<Fields, FenError> {
     let rows_text = *fields.first().ok_or(FenError::Empty)?;
     let rows: Vec<&str> = rows_text.split('/').collect();
-    if rows.len() != RANKS as usize {
-        return Err(FenError::RowCount(rows.len()));
+    if rows.len() != usize::from(variant.ranks()) {
+        return Err(FenError::RowCount {
+            rows: rows.len(),
+            variant,
+        });
     }
-    let mut stones = [Bitboard::EMPTY; 2];
+    let mut stones = Vec::new();
     for (i, row_text) in rows.iter().enumerate() {
-        let rank = RANKS - 1 - i as u8;
-        for (file, point) in parse_row(row_text, i + 1, board)?.into_iter().enumerate() {
+        let rank = variant.ranks() - 1 - i as u8;
+        for (file, point) in parse_row(row_text, i + 1, variant)?.into_iter().enumerate() {
             if let Some(color) = point {
-                let square = Square::new(file as u8, rank).expect("row fits the board");
-                stones[color.index()] |= square.into();
+                stones.push((file as u8, rank, color));
             }
         }
     }
@@ -173,11 +213,28 @@ pub fn parse_fields_on(board: Board, fields: &[&str]) -> Result<Position, FenErr
         Some("b" | "B") => Color::Black,
         Some(other) => return Err(FenError::BadSide(other.to_string())),
     };
-    let turns_since_capture = parse_counter(fields.get(2).copied(), "turns since capture", 0)?;
+    let counter = parse_counter(fields.get(2).copied(), "turns since capture", 0)?;
     let move_number = parse_counter(fields.get(3).copied(), "move number", 1)?;
     if fields.len() > 4 {
         return Err(FenError::TrailingText(fields[4..].join(" ")));
     }
+    Ok(Fields {
+        stones,
+        side,
+        counter,
+        move_number,
+    })
+}
+
+/// Parses a position string on `board` made of the given white-space separated fields.
+pub fn parse_fields_on(board: Board, fields: &[&str]) -> Result<Position, FenError> {
+    let read = read_fields(board.into(), fields)?;
+    let mut stones = [Bitboard::EMPTY; 2];
+    for &(file, rank, color) in &read.stones {
+        let square = Square::new(file, rank).expect("row fits the board");
+        stones[color.index()] |= square.into();
+    }
+    let (side, turns_since_capture, move_number) = (read.side, read.counter, read.move_number);
     Ok(Position::new_on(
         board,
         stones[0],
@@ -323,7 +380,10 @@ mod tests {
     #[test]
     fn errors_name_what_is_wrong() {
         assert_eq!(err(""), "empty position string");
-        assert_eq!(err("9/9/9/9 w"), "the board has 4 rows, expected 5");
+        assert_eq!(
+            err("9/9/9/9 w"),
+            "the board has 4 rows, expected 5 for tsivy"
+        );
         assert_eq!(
             err("9/9/BWBW2BWBW/9/9 w"),
             "row 3 (rank 3) has 10 points, expected 9 for tsivy (9 x 5)"

@@ -13,6 +13,8 @@ pub enum WinReason {
     NoStones,
     /// The loser had stones but no legal turn.
     NoLegalTurn,
+    /// Fanoron-Telo: the winner has three stones on a line.
+    ThreeInARow,
 }
 
 /// How a game ended in a draw.

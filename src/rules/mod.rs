@@ -1,4 +1,4 @@
-//! The rules of Fanoron-Tsivy, exact and fast: the board, positions, turns and their
+//! The rules of Fanoron-Tsivy and its sister games, exact and fast: the board, positions, turns and their
 //! generation, the notations, and how a game ends.
 //!
 //! Nothing here knows of search, protocol or files; every other layer is built on this one.
@@ -16,6 +16,7 @@ pub mod position;
 mod ruleset;
 pub mod telo;
 pub mod turn;
+pub mod variant;
 pub mod vela;
 mod zobrist;
 

@@ -8,6 +8,10 @@
 //!
 //! Points are numbered `rank * 3 + file`, so 0 is a1, 4 is b2 (the centre) and 8 is c3.
 
+use crate::rules::fen::{FenError, read_fields};
+use crate::rules::game::{DrawReason, Status, WinReason};
+use crate::rules::position::Color;
+use crate::rules::variant::Variant;
 use std::fmt;
 
 /// The number of points of the board.
@@ -278,6 +282,170 @@ impl TeloPosition {
             index = index * 3 + colour;
         }
         index
+    }
+}
+
+impl TeloPosition {
+    /// Reads a Telo position string: three rows from rank 3 down to rank 1 as in Tsivy's
+    /// strings (`W`, `B`, digits for empty points), the side to move, and optionally the
+    /// movement turns played without a placement and the move number (`3/1W1/3 b 0 1`).
+    /// Returns the position and the two counters.
+    pub fn parse(text: &str) -> Result<(TeloPosition, u32, u32), FenError> {
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        if let [word] = fields[..]
+            && word.eq_ignore_ascii_case("startpos")
+        {
+            return Ok((TeloPosition::start(), 0, 1));
+        }
+        let read = read_fields(Variant::Telo, &fields)?;
+        let mut sets = [0u16; 2];
+        for &(file, rank, color) in &read.stones {
+            sets[color.index()] |= 1 << (rank * 3 + file);
+        }
+        let position = TeloPosition::new(sets[0], sets[1], read.side == Color::White)
+            .filter(|p| !LINES.iter().any(|line| line & !p.us == 0))
+            .ok_or(FenError::Telo)?;
+        if read.move_number == 0 {
+            return Err(FenError::Invalid(
+                crate::rules::position::PositionError::ZeroMoveNumber,
+            ));
+        }
+        Ok((position, read.counter, read.move_number))
+    }
+
+    /// The rows and the side to move, as [`TeloPosition::parse`] reads them.
+    pub fn board_text(&self) -> String {
+        let mut rows = Vec::new();
+        for rank in (0..3).rev() {
+            let mut row = String::new();
+            let mut gap = 0;
+            for file in 0..3 {
+                let bit = 1 << (rank * 3 + file);
+                let stone = if self.white() & bit != 0 {
+                    Some('W')
+                } else if self.black() & bit != 0 {
+                    Some('B')
+                } else {
+                    None
+                };
+                match stone {
+                    None => gap += 1,
+                    Some(c) => {
+                        if gap > 0 {
+                            row.push_str(&gap.to_string());
+                            gap = 0;
+                        }
+                        row.push(c);
+                    }
+                }
+            }
+            if gap > 0 {
+                row.push_str(&gap.to_string());
+            }
+            rows.push(row);
+        }
+        let side = if self.white_to_move { 'w' } else { 'b' };
+        format!("{} {side}", rows.join("/"))
+    }
+}
+
+/// A game of Telo: the positions so far and the two counters of the position string.
+#[derive(Clone, Debug)]
+pub struct TeloGame {
+    /// Every position of the game, the start first; never empty.
+    positions: Vec<TeloPosition>,
+    /// Movement turns in a row at the current position (placements reset it).
+    movement_turns: u32,
+    move_number: u32,
+    /// Movement turns in a row after which the game is drawn; 0: never.
+    limit: u32,
+}
+
+impl TeloGame {
+    /// A game from `start` with its counters, drawn after `limit` movement turns in a
+    /// row (0: no limit).
+    pub fn new(start: TeloPosition, movement_turns: u32, move_number: u32, limit: u32) -> Self {
+        TeloGame {
+            positions: vec![start],
+            movement_turns,
+            move_number,
+            limit,
+        }
+    }
+
+    /// Changes the movement limit; the turns played stay.
+    pub fn set_limit(&mut self, limit: u32) {
+        self.limit = limit;
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &TeloPosition {
+        self.positions.last().expect("a game has a position")
+    }
+
+    /// The position string with both counters.
+    pub fn position_text(&self) -> String {
+        format!(
+            "{} {} {}",
+            self.position().board_text(),
+            self.movement_turns,
+            self.move_number
+        )
+    }
+
+    /// Movement turns in a row so far.
+    pub fn movement_turns(&self) -> u32 {
+        self.movement_turns
+    }
+
+    /// Plays the legal turn spelled `text`; on error nothing changes.
+    pub fn play_text(&mut self, text: &str) -> Result<TeloTurn, TeloTurnError> {
+        let turn = self.position().parse_turn(text)?;
+        self.play(turn);
+        Ok(turn)
+    }
+
+    /// Plays `turn`, which must be legal.
+    pub fn play(&mut self, turn: TeloTurn) {
+        let before = *self.position();
+        self.movement_turns = match turn {
+            TeloTurn::Place(_) => 0,
+            TeloTurn::Move { .. } => self.movement_turns.saturating_add(1),
+        };
+        if !before.white_to_move() {
+            self.move_number = self.move_number.saturating_add(1);
+        }
+        self.positions.push(before.play(turn));
+    }
+
+    /// The state of the game: three in a row or no legal turn wins for the other side;
+    /// the third occurrence of a position or the movement limit draws.
+    pub fn status(&self) -> Status {
+        let position = self.position();
+        let winner = if position.white_to_move() {
+            Color::Black
+        } else {
+            Color::White
+        };
+        if position.lost() {
+            return Status::Won {
+                winner,
+                reason: WinReason::ThreeInARow,
+            };
+        }
+        if position.turns().is_empty() {
+            return Status::Won {
+                winner,
+                reason: WinReason::NoLegalTurn,
+            };
+        }
+        if self.positions.iter().filter(|p| *p == position).count() >= 3 {
+            return Status::Drawn(DrawReason::Repetition);
+        }
+        if self.limit > 0 && self.movement_turns >= self.limit {
+            return Status::Drawn(DrawReason::NoCaptureLimit);
+        }
+        Status::Ongoing
     }
 }
 

@@ -139,6 +139,7 @@ pub fn describe_status(status: Status, rules: &Rules) -> String {
             match reason {
                 WinReason::NoStones => format!("{loser} has no stones left"),
                 WinReason::NoLegalTurn => format!("{loser} has no legal turn"),
+                WinReason::ThreeInARow => "three in a row".to_string(),
             }
         }
         Status::Drawn(DrawReason::Repetition) => "threefold repetition".into(),

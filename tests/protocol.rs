@@ -426,7 +426,7 @@ fn is_log_line(line: &str, direction: &str, text: &str) -> bool {
 // 1. Handshake
 // ---------------------------------------------------------------------------------------
 
-const OPTION_NAMES: [&str; 32] = [
+const OPTION_NAMES: [&str; 33] = [
     "Hash",
     "Clear Hash",
     "Threads",
@@ -445,6 +445,7 @@ const OPTION_NAMES: [&str; 32] = [
     "UseNNUE",
     "EvalFile",
     "Variant",
+    "Vela",
     "SearchAspirationDelta",
     "SearchReductionBase",
     "SearchReductionDivisor",
@@ -1457,7 +1458,6 @@ fn the_web_interface_options_are_understood_or_refused_in_one_line() {
     for line in [
         "setoption name BookFile value book.txt",
         "setoption name OwnBook value true",
-        "setoption name Vela value white",
     ] {
         let error = engine.expect_one_error(line);
         assert!(error.contains("not supported"), "{line:?}: {error:?}");
@@ -1945,4 +1945,50 @@ fn telo_is_played_perfectly_and_weaker_with_a_depth() {
 
     engine.send("setoption name Variant value tsivy");
     assert_eq!(engine.fen(), START_FEN);
+}
+
+#[test]
+fn vela_games_follow_their_first_phase() {
+    let mut engine = Engine::start();
+    // Black favoured: Black moves first and captures one stone a turn.
+    engine.send("setoption name Vela value black");
+    assert_eq!(engine.fen(), START_FEN.replace(" w ", " b "));
+    assert_eq!(
+        engine.legal_turns(),
+        ["d4e3A", "e4e3A", "f3e3A", "f3e3W", "f4e3A"]
+    );
+    engine.send("position startpos moves d4e3Ad3A");
+    let refusal = engine.next_line();
+    assert!(
+        refusal.contains("in phase 1 of the vela game") && refusal.ends_with("position unchanged"),
+        "{refusal}"
+    );
+    // One stone only: f3 withdraws from g3 and takes g3 alone, not the run behind it.
+    engine.send("position startpos moves f3e3W");
+    assert_eq!(
+        engine.fen(),
+        "BBBBBBBBB/BBBBBBBBB/BWBWB2BW/WWWWWWWWW/WWWWWWWWW w 0 2"
+    );
+    // White, not favoured, plays paikas only (and those leaving Black a capture).
+    for turn in engine.legal_turns() {
+        assert_eq!(turn.len(), 4, "a paika: {turn}");
+    }
+    engine.send("perft 2");
+    let lines = engine.read_until("Nodes searched");
+    let count: u64 = lines.last().unwrap()["Nodes searched: ".len()..]
+        .parse()
+        .unwrap();
+    assert!(count > 0);
+    let (_, bestmove) = engine.go("go depth 4");
+    let turn = bestmove.strip_prefix("bestmove ").unwrap().to_string();
+    assert!(engine.legal_turns().contains(&turn), "{bestmove}");
+
+    // The favoured side without a capture in phase 1 has lost.
+    engine.send("position fen 8B/9/9/9/WWWWWW3 b");
+    engine.send("status");
+    engine.expect_exact("status white wins");
+
+    engine.send("setoption name Vela value none");
+    assert_eq!(engine.fen(), START_FEN);
+    assert_eq!(engine.legal_turns().len(), 5);
 }

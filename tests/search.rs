@@ -173,7 +173,8 @@ fn repetition_counts_as_a_draw() {
     let mut history = vec![start];
     let mut p = start;
     for text in ["e3e4", "a1a2", "e4e3", "a2a1", "e3e4", "a1a2", "e4e3"] {
-        let turn = vato::rules::notation::parse_turn(&p, Default::default(), text).unwrap();
+        let turn =
+            vato::rules::notation::parse_turn(&p, vato::rules::ChainRule::Optional, text).unwrap();
         p = p.play(turn);
         history.push(p);
     }

@@ -1,6 +1,7 @@
 //! The engine's options, as `uci` declares them and `setoption` changes them.
 
 use crate::engine::search::{PARAMETERS, SearchConfig};
+use crate::rules::position::Color;
 use crate::rules::variant::Variant;
 use crate::rules::{ChainRule, DEFAULT_NO_CAPTURE_LIMIT, Rules};
 use crate::tablebase::MAX_STONES;
@@ -148,6 +149,13 @@ const SPECS: &[Spec] = &[
             values: &["tsivy", "dimy", "telo"],
         },
     },
+    Spec {
+        name: "Vela",
+        kind: Kind::Combo {
+            default: "none",
+            values: &["none", "white", "black"],
+        },
+    },
 ];
 
 /// `EvalFile`'s value for the network built into the binary.
@@ -173,8 +181,8 @@ pub enum Change {
     TablebasePath,
     /// A rule option: the game's rules change.
     Rules,
-    /// `Variant`: another game, from its start.
-    Variant,
+    /// `Variant` or `Vela`: another game, from its start.
+    Game,
     /// `EvalFile`: read another network.
     EvalFile,
     /// Anything read only when the next search starts.
@@ -218,6 +226,8 @@ pub struct EngineOptions {
     pub mandatory_continuation: bool,
     /// `Variant`: the game played.
     pub variant: Variant,
+    /// `Vela`: the side a vela game favours (Tsivy only); `None` for an ordinary game.
+    pub vela: Option<Color>,
     /// The search's numeric parameters (the `Search...` options, for tuning).
     pub search: SearchConfig,
 }
@@ -242,6 +252,7 @@ impl Default for EngineOptions {
             no_capture_limit: DEFAULT_NO_CAPTURE_LIMIT,
             mandatory_continuation: false,
             variant: Variant::Tsivy,
+            vela: None,
             search: SearchConfig::default(),
         }
     }
@@ -280,6 +291,8 @@ impl EngineOptions {
         Rules {
             no_capture_limit: self.no_capture_limit,
             chain_rule: ChainRule::mandatory_if(self.mandatory_continuation),
+            // The vela game is Tsivy's.
+            vela: self.vela.filter(|_| self.variant == Variant::Tsivy),
         }
     }
 
@@ -385,14 +398,25 @@ impl EngineOptions {
             }
             Kind::Combo { values, .. } => {
                 let text = value.ok_or_else(|| format!("option '{name}' needs a value"))?;
-                let variant = Variant::from_name(text).ok_or_else(|| {
+                let refusal = || {
                     format!(
                         "option '{name}' must be one of {}, found '{text}'",
                         values.join(", ")
                     )
-                })?;
-                self.variant = variant;
-                Ok(Change::Variant)
+                };
+                match name {
+                    "Variant" => self.variant = Variant::from_name(text).ok_or_else(refusal)?,
+                    "Vela" => {
+                        self.vela = match text.trim().to_ascii_lowercase().as_str() {
+                            "none" => None,
+                            "white" => Some(Color::White),
+                            "black" => Some(Color::Black),
+                            _ => return Err(refusal()),
+                        }
+                    }
+                    _ => unreachable!("every combo option is listed"),
+                }
+                Ok(Change::Game)
             }
             Kind::Text { .. } => {
                 let text = value.unwrap_or("");
@@ -476,10 +500,6 @@ fn foreign_option(name: &str, value: Option<&str>) -> Option<Result<(), String>>
             value.is_empty() || is("<empty>"),
             "Vato has no opening book, so it reads no book file",
         ),
-        "vela" => (
-            is("none") || value.is_empty(),
-            "Vato does not play the vela game",
-        ),
         _ => return None,
     };
     Some(if accepted {
@@ -549,7 +569,8 @@ mod tests {
             o.rules(),
             Rules {
                 no_capture_limit: 0,
-                chain_rule: ChainRule::Mandatory
+                chain_rule: ChainRule::Mandatory,
+                vela: None,
             }
         );
     }
@@ -558,21 +579,24 @@ mod tests {
     fn other_engines_options_say_what_vato_lacks() {
         let mut o = EngineOptions::default();
         assert_eq!(o.set("OwnBook", Some("false")), Ok(Change::Other));
-        assert_eq!(o.set("Variant", Some("tsivy")), Ok(Change::Variant));
-        assert_eq!(o.set("variant", Some("Fanoron-Dimy")), Ok(Change::Variant));
+        assert_eq!(o.set("Variant", Some("tsivy")), Ok(Change::Game));
+        assert_eq!(o.set("variant", Some("Fanoron-Dimy")), Ok(Change::Game));
         assert_eq!(o.variant, Variant::Dimy);
         assert_eq!(
             o.set("Variant", Some("chess")),
             Err("option 'Variant' must be one of tsivy, dimy, telo, found 'chess'".into())
         );
         assert_eq!(o.variant, Variant::Dimy);
-        assert_eq!(o.set("Variant", Some("TSIVY")), Ok(Change::Variant));
-        assert_eq!(o.set("Vela", Some("none")), Ok(Change::Other));
+        assert_eq!(o.set("Variant", Some("TSIVY")), Ok(Change::Game));
+        assert_eq!(o.set("Vela", Some("none")), Ok(Change::Game));
+        assert_eq!(o.set("Vela", Some("Black")), Ok(Change::Game));
+        assert_eq!(o.rules().vela, Some(Color::Black));
+        assert!(o.set("Vela", Some("both")).is_err());
+        assert_eq!(o.set("Vela", Some("none")), Ok(Change::Game));
         assert_eq!(
             o.set("OwnBook", Some("true")),
             Err("option 'OwnBook' value 'true' is not supported: Vato has no opening book".into())
         );
-        assert!(o.set("Vela", Some("white")).is_err());
         assert!(o.set("BookFile", Some("book.txt")).is_err());
         assert_eq!(o, EngineOptions::default());
     }

@@ -16,13 +16,13 @@ use crate::protocol::echo::{MAX_MESSAGE_CHARS, printable};
 use crate::protocol::options::{Change, EMBEDDED_NET, EngineOptions};
 use crate::protocol::parser::{Command, GoParams, Query, parse_command};
 use crate::random::Rng;
+use crate::rules::TurnRules;
 use crate::rules::board::Board;
 use crate::rules::diagram::draw;
 use crate::rules::fen::parse_position_on;
 use crate::rules::game::{DrawReason, Game, Status, WinReason};
-use crate::rules::movegen::{legal_routes, legal_turns};
 use crate::rules::notation::{
-    parse_turn, parse_turn_prefix, smallest_spellings, spell_turn, spelled_turns,
+    parse_turn, parse_turn_prefix, routes_under, smallest_spellings, spell_turn, spelled_turns,
 };
 use crate::rules::perft::perft_report;
 use crate::rules::position::{Color, Position};
@@ -294,7 +294,7 @@ impl Session {
             Command::Moves(prefix) => self.list_moves(prefix.as_deref()),
             Command::Status => self.say(&format!("status {}", status_word(self.game.status()))),
             Command::Perft { depth, divide } => {
-                let rule = self.game.rules().chain_rule;
+                let rule = self.game.rules().turn_rules();
                 let position = *self.game.position();
                 self.start_task("perft", move |signals| {
                     match perft_report(&position, depth, divide, rule, 1, signals.stop_flag()) {
@@ -440,7 +440,7 @@ impl Session {
                     }
                 }
             }
-            Ok(Change::Variant) => {
+            Ok(Change::Game) => {
                 self.game = Game::new(self.start_position(), self.options.rules());
                 self.tt.clear();
                 self.telo = (self.options.variant == Variant::Telo)
@@ -455,9 +455,13 @@ impl Session {
         self.options.variant.board().unwrap_or_default()
     }
 
-    /// The start of the game played.
+    /// The start of the game played: in a vela game the favoured side moves first.
     fn start_position(&self) -> Position {
-        Position::start_on(self.board())
+        let start = Position::start_on(self.board());
+        match self.options.rules().vela {
+            Some(Color::Black) => start.with_turn_passed(),
+            _ => start,
+        }
     }
 
     /// The network, when the options ask for it and it knows the board: it was trained on
@@ -466,11 +470,11 @@ impl Session {
         (self.options.use_nnue && self.board() == Board::Tsivy).then(|| self.network.clone())
     }
 
-    /// The endgame tables, which hold Tsivy positions only.
+    /// The endgame tables, which hold the positions of ordinary Tsivy games only.
     fn tables_in_use(&self) -> Option<Arc<Tablebase>> {
         self.tablebase
             .clone()
-            .filter(|_| self.board() == Board::Tsivy)
+            .filter(|_| self.board() == Board::Tsivy && self.options.rules().vela.is_none())
     }
 
     /// (Re)reads the tables for the current path and rules, and says what was found.
@@ -562,7 +566,7 @@ impl Session {
 
     fn limits(&self, params: &GoParams) -> Result<Limits, String> {
         let position = self.game.position();
-        let rule = self.game.rules().chain_rule;
+        let rule = self.game.rules().turn_rules();
         let searchmoves = params
             .searchmoves
             .iter()
@@ -713,7 +717,7 @@ impl Session {
     fn display(&self) {
         let position = self.game.position();
         let mut lines: Vec<String> = draw(position).lines().map(String::from).collect();
-        let turns = legal_turns(position, self.game.rules().chain_rule).len();
+        let turns = self.game.rules().turn_rules().legal_turns(position).len();
         lines.extend([
             String::new(),
             format!("Fen: {position}"),
@@ -729,7 +733,7 @@ impl Session {
 
     fn list_moves(&self, prefix: Option<&str>) {
         let position = self.game.position();
-        let rule = self.game.rules().chain_rule;
+        let rule = self.game.rules().turn_rules();
         let spellings: Vec<String> = match prefix {
             None => spelled_turns(position, rule)
                 .into_iter()
@@ -740,7 +744,7 @@ impl Session {
                 Ok(prefix) => {
                     // Per turn, its smallest spelling among the routes that extend the
                     // prefix, so that a route clicked point by point stays recognisable.
-                    let routes: Vec<_> = legal_routes(position, rule)
+                    let routes: Vec<_> = routes_under(position, rule, None)
                         .into_iter()
                         .filter(|r| prefix.fits(r))
                         .collect();
@@ -842,7 +846,7 @@ impl SearchJob {
     /// Searches, writes the `info` lines and then the one `bestmove`.
     fn run(self) {
         let root = *self.request.history.last().expect("history holds the root");
-        let rule = self.request.rules.chain_rule;
+        let rule = self.request.rules.turn_rules();
         let outcome = if self.decided {
             Outcome::default()
         } else if let Some((turn, value)) = self.from_tables {
@@ -958,7 +962,7 @@ fn describe_status(status: Status) -> String {
 }
 
 /// Spells a line of turns from `position`, each in its position.
-fn spell_line(position: &Position, rule: crate::rules::ChainRule, turns: &[Turn]) -> String {
+fn spell_line(position: &Position, rule: TurnRules, turns: &[Turn]) -> String {
     let mut current = *position;
     let mut words = Vec::with_capacity(turns.len());
     for &turn in turns {
@@ -969,12 +973,7 @@ fn spell_line(position: &Position, rule: crate::rules::ChainRule, turns: &[Turn]
 }
 
 /// The `info` line of a report; with `show_wdl`, `wdl W D L` follows the score.
-fn info_line(
-    root: &Position,
-    rule: crate::rules::ChainRule,
-    report: &Report,
-    show_wdl: bool,
-) -> String {
+fn info_line(root: &Position, rule: TurnRules, report: &Report, show_wdl: bool) -> String {
     let millis = report.elapsed.as_millis() as u64;
     let nps = report.nodes * 1000 / millis.max(1);
     let score = match report.score {
@@ -1004,12 +1003,7 @@ fn info_line(
     )
 }
 
-fn bestmove_line(
-    root: &Position,
-    rule: crate::rules::ChainRule,
-    outcome: &Outcome,
-    show_ponder: bool,
-) -> String {
+fn bestmove_line(root: &Position, rule: TurnRules, outcome: &Outcome, show_ponder: bool) -> String {
     let Some(best) = outcome.best else {
         return "bestmove (none)".into();
     };

@@ -5,6 +5,7 @@ use crate::rules::movegen::has_legal_turn;
 use crate::rules::notation::{TurnError, parse_turn};
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
+use crate::rules::vela::in_phase_one;
 
 /// How a game ended with a winner.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -70,7 +71,15 @@ pub fn status(history: &[Position], rules: &Rules) -> Status {
             reason: WinReason::NoStones,
         };
     }
-    if !has_legal_turn(current) {
+    let stuck = match rules.vela {
+        // In phase 1 the favoured side may have free points next to its stones and still
+        // no legal turn, having nothing to capture.
+        Some(beneficiary) if in_phase_one(current, beneficiary) => {
+            rules.turn_rules().legal_turns(current).is_empty()
+        }
+        _ => !has_legal_turn(current),
+    };
+    if stuck {
         return Status::Won {
             winner,
             reason: WinReason::NoLegalTurn,
@@ -144,7 +153,7 @@ impl Game {
 
     /// Reads a turn in the notation and plays it; on error nothing changes.
     pub fn play_text(&mut self, text: &str) -> Result<Turn, TurnError> {
-        let turn = parse_turn(self.position(), self.rules.chain_rule, text)?;
+        let turn = parse_turn(self.position(), &self.rules, text)?;
         self.play(turn);
         Ok(turn)
     }

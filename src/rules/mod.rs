@@ -20,4 +20,4 @@ pub mod variant;
 pub mod vela;
 mod zobrist;
 
-pub use ruleset::{ChainRule, DEFAULT_NO_CAPTURE_LIMIT, Rules};
+pub use ruleset::{ChainRule, DEFAULT_NO_CAPTURE_LIMIT, Rules, TurnRules};

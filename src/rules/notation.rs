@@ -7,11 +7,12 @@
 //! any case, optional `-` between points, and a step's kind may be left out where only one
 //! kind fits.
 
-use crate::rules::ChainRule;
+use crate::rules::TurnRules;
 use crate::rules::geometry::{FILES, RANKS, Square};
 use crate::rules::movegen::{has_capture, legal_routes, stone_routes};
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::{CaptureKind, Route, Turn};
+use crate::rules::vela::{in_phase_one, vela_routes};
 use nom::branch::alt;
 use nom::character::complete::{char, one_of, satisfy};
 use nom::combinator::{map, not, opt};
@@ -57,6 +58,8 @@ pub enum TurnError {
     CaptureAvailable(Square),
     /// A paika of more than one step.
     PaikaIsOneStep,
+    /// In phase 1 of a vela game the turn is not one of the few the phase allows.
+    VelaPhaseOne,
     /// A step that does not capture (as written) where it must.
     NoCapture {
         /// 1-based step number.
@@ -101,6 +104,12 @@ impl fmt::Display for TurnError {
             TurnError::PaikaIsOneStep => {
                 write!(f, "no capture is available and a paika is one step")
             }
+            TurnError::VelaPhaseOne => write!(
+                f,
+                "in phase 1 of the vela game the favoured side captures exactly one stone \
+                 with no continuation, and the other side plays a paika that leaves it a \
+                 capture"
+            ),
             TurnError::NoCapture { step, to, kind } => {
                 let how = match kind {
                     Some(CaptureKind::Approach) => " by approach",
@@ -215,8 +224,8 @@ pub fn spell_route(route: &Route) -> String {
 
 /// The canonical spelling of a legal turn: the smallest spelling among its routes. A turn
 /// that is not legal here is spelled as its two end points.
-pub fn spell_turn(position: &Position, chain_rule: ChainRule, turn: Turn) -> String {
-    stone_routes(position, chain_rule, turn.from())
+pub fn spell_turn(position: &Position, rules: impl Into<TurnRules>, turn: Turn) -> String {
+    routes_under(position, rules.into(), Some(turn.from()))
         .iter()
         .filter(|route| route.turn == turn)
         .map(spell_route)
@@ -225,8 +234,32 @@ pub fn spell_turn(position: &Position, chain_rule: ChainRule, turn: Turn) -> Str
 }
 
 /// Every legal turn with its canonical spelling, sorted by spelling.
-pub fn spelled_turns(position: &Position, chain_rule: ChainRule) -> Vec<(String, Turn)> {
-    smallest_spellings(&legal_routes(position, chain_rule))
+pub fn spelled_turns(position: &Position, rules: impl Into<TurnRules>) -> Vec<(String, Turn)> {
+    smallest_spellings(&routes_under(position, rules.into(), None))
+}
+
+/// Every legal route under `rules`, of the stone on `from` only when it is given.
+pub fn routes_under(position: &Position, rules: TurnRules, from: Option<Square>) -> Vec<Route> {
+    let mut routes = match rules.vela {
+        Some(beneficiary) if in_phase_one(position, beneficiary) => {
+            vela_routes(position, beneficiary)
+        }
+        _ => match from {
+            Some(from) => return stone_routes(position, rules.chain_rule, from),
+            None => return legal_routes(position, rules.chain_rule),
+        },
+    };
+    if let Some(from) = from {
+        routes.retain(|route| route.turn.from() == from);
+    }
+    routes
+}
+
+/// True when `rules` make `position` a phase-1 vela position.
+fn vela_phase_one(position: &Position, rules: TurnRules) -> bool {
+    rules
+        .vela
+        .is_some_and(|beneficiary| in_phase_one(position, beneficiary))
 }
 
 /// The turns of `routes`, each with the smallest spelling among its routes there, sorted by
@@ -266,12 +299,13 @@ fn route_fits(route: &Route, text: &TurnText, steps: usize) -> bool {
 /// Reads a turn in `position`: the lenient notation, matched against the legal routes.
 pub fn parse_turn(
     position: &Position,
-    chain_rule: ChainRule,
+    rules: impl Into<TurnRules>,
     text: &str,
 ) -> Result<Turn, TurnError> {
+    let rules = rules.into();
     let text = parse_turn_text(text)?;
     check_shape(position, &text)?;
-    let routes = stone_routes(position, chain_rule, text.from);
+    let routes = routes_under(position, rules, Some(text.from));
     let matching: Vec<Route> = routes
         .iter()
         .filter(|r| r.steps.len() == text.steps.len() && route_fits(r, &text, text.steps.len()))
@@ -280,6 +314,7 @@ pub fn parse_turn(
     let mut spellings = canonical_spellings(&matching);
     match spellings.len() {
         1 => Ok(spellings[0].0),
+        0 if vela_phase_one(position, rules) => Err(TurnError::VelaPhaseOne),
         0 => Err(diagnose(position, &routes, &text)),
         _ => {
             spellings.sort_by(|a, b| a.1.cmp(&b.1));
@@ -367,6 +402,7 @@ fn diagnose(position: &Position, routes: &[Route], text: &TurnText) -> TurnError
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::ChainRule;
     use crate::rules::fen::parse_position;
 
     const REVISIT: &str = "9/9/1BB6/9/W1B6 w";

@@ -1,11 +1,11 @@
 //! perft: the number of distinct positions reached after a given number of turns, the
 //! standard check of a move generator (routes that give the same turn count once).
 
-use crate::rules::ChainRule;
 use crate::rules::movegen::{TurnCounting, count_turns, generate_turns, legal_turns};
 use crate::rules::notation::spell_turn;
 use crate::rules::position::Position;
 use crate::rules::turn::Turn;
+use crate::rules::{ChainRule, TurnRules};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// The deepest `perft` accepted: already far beyond what finishes in a lifetime, and a
@@ -106,22 +106,39 @@ pub fn perft_report(
     position: &Position,
     depth: u32,
     divide: bool,
-    chain_rule: ChainRule,
+    rules: impl Into<TurnRules>,
     threads: usize,
     stop: &AtomicBool,
 ) -> Option<(String, u64)> {
+    let rules = rules.into();
+    let chain_rule = rules.chain_rule;
     let mut text = String::new();
     let total = if depth == 0 {
         1
     } else {
-        let counts = perft_divide_until(position, depth, chain_rule, threads, stop);
+        let counts = if rules.vela.is_some() {
+            // The vela game's first phase has turns of its own: counted plainly.
+            let mut turns = Vec::new();
+            rules.generate(position, &mut turns);
+            turns
+                .into_iter()
+                .map(|turn| {
+                    (
+                        turn,
+                        plain_perft(&position.play(turn), depth - 1, rules, stop),
+                    )
+                })
+                .collect()
+        } else {
+            perft_divide_until(position, depth, chain_rule, threads, stop)
+        };
         if stop.load(Ordering::Relaxed) {
             return None;
         }
         if divide {
             let mut lines: Vec<(String, u64)> = counts
                 .iter()
-                .map(|&(turn, n)| (spell_turn(position, chain_rule, turn), n))
+                .map(|&(turn, n)| (spell_turn(position, rules, turn), n))
                 .collect();
             lines.sort();
             for (spelling, n) in &lines {
@@ -133,6 +150,26 @@ pub fn perft_report(
     };
     text.push_str(&format!("Nodes searched: {total}\n"));
     Some((text, total))
+}
+
+/// perft by listing every turn at every ply, under any rules; stops early (with a partial
+/// count) once `stop` is set.
+fn plain_perft(position: &Position, depth: u32, rules: TurnRules, stop: &AtomicBool) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    if stop.load(Ordering::Relaxed) {
+        return 0;
+    }
+    let mut turns = Vec::new();
+    rules.generate(position, &mut turns);
+    if depth == 1 {
+        return turns.len() as u64;
+    }
+    turns
+        .into_iter()
+        .map(|turn| plain_perft(&position.play(turn), depth - 1, rules, stop))
+        .sum()
 }
 
 /// One reusable turn list per ply and the last ply's counting memory, so that the

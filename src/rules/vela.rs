@@ -14,7 +14,7 @@ use crate::rules::bitboard::Bitboard;
 use crate::rules::geometry::Direction;
 use crate::rules::movegen::{generate_turns, has_capture, push_paikas, step_origin};
 use crate::rules::position::{Color, Position};
-use crate::rules::turn::Turn;
+use crate::rules::turn::{CaptureKind, Route, Step, Turn};
 
 /// The other side's stone count above which phase 1 goes on.
 pub const VELA_PHASE_ONE_ABOVE: u32 = 5;
@@ -64,6 +64,34 @@ pub fn generate_vela_turns(
     if out.iter().any(leaves_a_capture) {
         out.retain(leaves_a_capture);
     }
+}
+
+/// The legal routes of a phase-1 position, for the notation: a capture is one step
+/// marked `A` or `W`, a paika one unmarked step.
+pub fn vela_routes(position: &Position, beneficiary: Color) -> Vec<Route> {
+    let mut turns = Vec::new();
+    generate_vela_turns(position, beneficiary, ChainRule::Optional, &mut turns);
+    turns
+        .into_iter()
+        .map(|turn| {
+            let kind = turn.is_capture().then(|| {
+                // An approach takes the stone beyond the landing point.
+                let d = turn.from().direction_to(turn.to()).expect("a step");
+                if Bitboard::from(turn.to()).shift(d) == turn.captured() {
+                    CaptureKind::Approach
+                } else {
+                    CaptureKind::Withdrawal
+                }
+            });
+            Route {
+                turn,
+                steps: vec![Step {
+                    to: turn.to(),
+                    kind,
+                }],
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -260,6 +260,7 @@ impl MatchArgs {
         Rules {
             no_capture_limit: self.no_capture_limit,
             chain_rule: ChainRule::mandatory_if(self.mandatory_continuation),
+            vela: None,
         }
     }
 

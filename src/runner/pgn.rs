@@ -387,6 +387,7 @@ impl PgnGame {
         Ok(Rules {
             no_capture_limit,
             chain_rule,
+            vela: None,
         })
     }
 

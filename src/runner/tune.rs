@@ -86,6 +86,7 @@ impl TuneArgs {
         Rules {
             no_capture_limit: self.no_capture_limit,
             chain_rule: ChainRule::mandatory_if(self.mandatory_continuation),
+            vela: None,
         }
     }
 }

@@ -5,7 +5,7 @@ use super::thread::Searcher;
 use super::{DECIDED_BOUND, INFINITY, MATE, MAX_PLY, score_from_tt, score_to_tt, tablebase_score};
 use crate::engine::evaluate::{evaluate, evaluate_material};
 use crate::engine::tt::Bound;
-use crate::rules::movegen::{generate_turns, has_capture, opponent_has_capture};
+use crate::rules::movegen::{has_capture, opponent_has_capture};
 use crate::rules::position::Position;
 use crate::rules::turn::Turn;
 
@@ -170,7 +170,10 @@ impl Searcher<'_> {
             }
         }
         let mut turns = std::mem::take(&mut self.turn_lists[ply]);
-        generate_turns(position, self.request.rules.chain_rule, &mut turns);
+        self.request
+            .rules
+            .turn_rules()
+            .generate(position, &mut turns);
         if turns.is_empty() {
             self.turn_lists[ply] = turns;
             return -MATE + ply as i32;

@@ -2,7 +2,7 @@
 
 use super::thread::Searcher;
 use super::{INFINITY, MATE, MAX_PLY};
-use crate::rules::movegen::{generate_turns, has_capture, has_legal_turn, opponent_has_capture};
+use crate::rules::movegen::{has_capture, has_legal_turn, opponent_has_capture};
 use crate::rules::position::Position;
 
 impl Searcher<'_> {
@@ -48,7 +48,10 @@ impl Searcher<'_> {
             return self.evaluate(position, ply);
         }
         let mut turns = std::mem::take(&mut self.turn_lists[ply]);
-        generate_turns(position, self.request.rules.chain_rule, &mut turns);
+        self.request
+            .rules
+            .turn_rules()
+            .generate(position, &mut turns);
         let mut scores = std::mem::take(&mut self.order_scores[ply]);
         self.score_turns(&turns, &mut scores, ply, None);
         let mut best = -INFINITY;

@@ -2,7 +2,6 @@
 
 use super::thread::Searcher;
 use super::{INFINITY, MATE, MATE_BOUND, MAX_PLY, Outcome, Report, Score};
-use crate::rules::movegen::generate_turns;
 use crate::rules::position::Position;
 use crate::rules::turn::Turn;
 
@@ -17,7 +16,7 @@ struct RootTurn {
 impl Searcher<'_> {
     fn root_turns(&self, root: &Position) -> Vec<RootTurn> {
         let mut turns = Vec::new();
-        generate_turns(root, self.request.rules.chain_rule, &mut turns);
+        self.request.rules.turn_rules().generate(root, &mut turns);
         let wanted = &self.request.limits.searchmoves;
         if !wanted.is_empty() {
             turns.retain(|t| wanted.contains(t));
@@ -102,7 +101,10 @@ impl Searcher<'_> {
             let after = root.play(best.turn);
             let hinted = self.tt.probe(after.key()).and_then(|e| e.turn)?;
             let mut replies = Vec::new();
-            generate_turns(&after, self.request.rules.chain_rule, &mut replies);
+            self.request
+                .rules
+                .turn_rules()
+                .generate(&after, &mut replies);
             replies.contains(&hinted).then_some(hinted)
         });
         Outcome {

@@ -668,3 +668,40 @@ fn an_engines_helper_processes_are_ended_with_it() {
         assert!(gone, "helper process {pid} outlived the match");
     }
 }
+
+#[test]
+fn dimy_matches_set_the_variant_and_their_records_replay_on_the_small_board() {
+    let scratch = Scratch::new("dimy");
+    let pgn = scratch.arg("dimy.pgn");
+    let mut args = vato_engine("deep", "depth=3");
+    args.extend(vato_engine("shallow", "depth=1"));
+    args.extend(words(&format!(
+        "--games 2 --variant dimy --random-openings 2 --seed 3 --pgn {pgn}"
+    )));
+    assert_success(&vato_match(&args));
+    let games = read_records(Path::new(&pgn));
+    assert_eq!(games.len(), 2);
+    for game in &games {
+        assert_eq!(game.tag("Variant"), Some("dimy"));
+        assert_eq!(game.termination(), Some(Termination::Normal));
+        // Every turn stays on files a to e.
+        for record in &game.moves {
+            assert!(
+                record.turn.chars().all(|c| !('f'..='i').contains(&c)),
+                "{}",
+                record.turn
+            );
+        }
+    }
+    // Telo has nothing for the referee to capture-check: refused in one line.
+    let mut args = vato_engine("a", "depth=1");
+    args.extend(vato_engine("b", "depth=1"));
+    args.extend(words("--games 2 --variant telo"));
+    let output = vato_match(&args);
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("the match runner plays tsivy and dimy"),
+        "{}",
+        text(&output.stderr)
+    );
+}

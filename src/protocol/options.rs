@@ -293,6 +293,7 @@ impl EngineOptions {
             chain_rule: ChainRule::mandatory_if(self.mandatory_continuation),
             // The vela game is Tsivy's.
             vela: self.vela.filter(|_| self.variant == Variant::Tsivy),
+            board: self.variant.board().unwrap_or_default(),
         }
     }
 
@@ -571,6 +572,7 @@ mod tests {
                 no_capture_limit: 0,
                 chain_rule: ChainRule::Mandatory,
                 vela: None,
+                board: crate::rules::board::Board::Tsivy,
             }
         );
     }

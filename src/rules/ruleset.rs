@@ -1,5 +1,6 @@
 //! Rule options: the few places where rule sheets differ, with this project's defaults.
 
+use crate::rules::board::Board;
 use crate::rules::movegen::generate_turns;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
@@ -40,6 +41,9 @@ pub struct Rules {
     /// In a vela game, the side it favours (see [`crate::rules::vela`]); `None` for an
     /// ordinary game.
     pub vela: Option<Color>,
+    /// The board: Tsivy's or Dimy's. Positions carry their board too; this says which
+    /// one a new game starts on.
+    pub board: Board,
 }
 
 impl Rules {
@@ -101,6 +105,7 @@ impl Default for Rules {
             no_capture_limit: DEFAULT_NO_CAPTURE_LIMIT,
             chain_rule: ChainRule::Optional,
             vela: None,
+            board: Board::Tsivy,
         }
     }
 }

@@ -5,6 +5,8 @@ use super::openings::{OpeningSource, Rng, read_openings};
 use super::referee::{Adjudication, DrawRule, ResignRule};
 use super::stats::{EloModel, Sprt};
 use super::tournament::{MatchConfig, Schedule, TournamentKind};
+use crate::rules::board::Board;
+use crate::rules::variant::Variant;
 use crate::rules::{ChainRule, DEFAULT_NO_CAPTURE_LIMIT, Rules};
 use crate::shard::Shard;
 use anyhow::{Result, anyhow, bail};
@@ -127,6 +129,11 @@ pub struct MatchArgs {
     /// engine must declare MandatoryContinuation).
     #[arg(long)]
     pub mandatory_continuation: bool,
+
+    /// The game: tsivy (9 x 5) or dimy (5 x 5). For dimy every engine must declare the
+    /// option Variant, which is set to dimy.
+    #[arg(long, value_name = "GAME", default_value = "tsivy", value_parser = parse_board)]
+    pub variant: Board,
 
     /// Adjudicate a draw after this many turns of the engines.
     #[arg(long, value_name = "N")]
@@ -254,6 +261,14 @@ fn required<T: std::str::FromStr>(
     number(option, map, key)?.ok_or_else(|| anyhow!("{option}: {key}= is missing"))
 }
 
+/// A capture game's board from its `Variant` name; Telo has no captures to referee.
+fn parse_board(text: &str) -> Result<Board, String> {
+    let variant: Variant = text.parse()?;
+    variant
+        .board()
+        .ok_or_else(|| format!("the match runner plays tsivy and dimy, not {variant}"))
+}
+
 impl MatchArgs {
     /// The rule options.
     pub fn rules(&self) -> Rules {
@@ -261,6 +276,7 @@ impl MatchArgs {
             no_capture_limit: self.no_capture_limit,
             chain_rule: ChainRule::mandatory_if(self.mandatory_continuation),
             vela: None,
+            board: self.variant,
         }
     }
 

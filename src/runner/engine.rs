@@ -1,6 +1,7 @@
 //! Engines: how the command line describes one ([`EngineSpec`]), and a running engine
 //! process with the protocol the runner speaks to it ([`EngineProcess`]).
 
+use crate::rules::board::Board;
 use crate::rules::{ChainRule, Rules};
 use crate::timestamp::log_timestamp;
 use std::fmt;
@@ -715,6 +716,14 @@ impl EngineProcess {
                 "setoption name NoCaptureLimit value {}",
                 rules.no_capture_limit
             ))?;
+        }
+        let variant = rules.board.name();
+        if self.declares("Variant") {
+            self.send(&format!("setoption name Variant value {variant}"))?;
+        } else if rules.board != Board::Tsivy {
+            return Err(EngineError::Start(format!(
+                "it does not declare the option Variant that a {variant} match needs"
+            )));
         }
         let mandatory = rules.chain_rule == ChainRule::Mandatory;
         if self.declares("MandatoryContinuation") {

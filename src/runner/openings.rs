@@ -7,7 +7,8 @@
 
 pub use crate::random::Rng;
 use crate::rules::Rules;
-use crate::rules::fen::parse_position;
+use crate::rules::board::Board;
+use crate::rules::fen::parse_position_on;
 use crate::rules::game::{Game, Status};
 use crate::rules::movegen::legal_turns;
 use crate::rules::notation::spell_turn;
@@ -29,10 +30,10 @@ pub struct Opening {
 }
 
 impl Opening {
-    /// The start position of the game with no turns.
-    pub fn startpos() -> Opening {
+    /// The start position of a game on `board` with no turns.
+    pub fn startpos(board: Board) -> Opening {
         Opening {
-            start: Position::start(),
+            start: Position::start_on(board),
             turns: Vec::new(),
             spelled: Vec::new(),
         }
@@ -53,11 +54,11 @@ impl Opening {
         let words: Vec<&str> = text.split_whitespace().collect();
         let (start, turn_words) = match words.first() {
             None => return Err(OpeningError("empty opening".into())),
-            Some(&"startpos") => (Position::start(), &words[1..]),
+            Some(&"startpos") => (Position::start_on(rules.board), &words[1..]),
             Some(_) => {
                 let words = words.strip_prefix(&["fen"]).unwrap_or(&words[..]);
                 let fields = position_fields(words);
-                let start = parse_position(&words[..fields].join(" "))
+                let start = parse_position_on(rules.board, &words[..fields].join(" "))
                     .map_err(|e| OpeningError(format!("bad position string: {e}")))?;
                 (start, &words[fields..])
             }
@@ -105,7 +106,7 @@ fn position_fields(words: &[&str]) -> usize {
 /// Writes the opening as a line of an opening file.
 impl fmt::Display for Opening {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.start == Position::start() {
+        if self.start == Position::start_on(self.start.board()) {
             f.write_str("startpos")?;
         } else {
             write!(f, "{}", self.start)?;
@@ -199,7 +200,7 @@ pub fn imbalance(game: &Game) -> Option<String> {
 /// generator state gives the same opening.
 pub fn random_opening(turns: u32, rules: Rules, rng: &mut Rng) -> Result<Opening, OpeningError> {
     for _ in 0..ATTEMPTS {
-        let mut opening = Opening::startpos();
+        let mut opening = Opening::startpos(rules.board);
         let mut game = Game::new(opening.start, rules);
         let mut finished = true;
         for _ in 0..turns {
@@ -245,7 +246,7 @@ impl OpeningSource {
     /// The opening numbered `index` (from 0).
     pub fn opening(&self, index: u64, rules: Rules) -> Result<Opening, OpeningError> {
         match self {
-            OpeningSource::Startpos => Ok(Opening::startpos()),
+            OpeningSource::Startpos => Ok(Opening::startpos(rules.board)),
             OpeningSource::List(openings) => {
                 Ok(openings[(index % openings.len() as u64) as usize].clone())
             }

@@ -22,9 +22,11 @@
 //! share it.
 
 use super::engine::Score;
-use crate::rules::fen::parse_position;
+use crate::rules::board::Board;
+use crate::rules::fen::parse_position_on;
 use crate::rules::game::{DrawReason, Game, Status, WinReason};
 use crate::rules::position::{Color, Position};
+use crate::rules::variant::Variant;
 use crate::rules::{ChainRule, DEFAULT_NO_CAPTURE_LIMIT, Rules};
 use std::fmt::{self, Write as _};
 use std::time::Duration;
@@ -271,7 +273,10 @@ impl GameRecord {
         tag("White", &self.white);
         tag("Black", &self.black);
         tag("Result", self.result.token());
-        if self.start != Position::start() {
+        if self.start.board() != Board::Tsivy {
+            tag("Variant", self.start.board().name());
+        }
+        if self.start != Position::start_on(self.start.board()) {
             tag("FEN", &self.start.to_string());
         }
         tag("TimeControl", &self.time_control);
@@ -384,10 +389,22 @@ impl PgnGame {
             Some("true") => ChainRule::Mandatory,
             _ => ChainRule::Optional,
         };
+        let board = match self.tag("Variant") {
+            None => Board::Tsivy,
+            Some(name) => Variant::from_name(name)
+                .and_then(Variant::board)
+                .ok_or_else(|| {
+                    PgnError(format!(
+                        "game at line {}: bad Variant '{name}' (tsivy or dimy)",
+                        self.line
+                    ))
+                })?,
+        };
         Ok(Rules {
             no_capture_limit,
             chain_rule,
             vela: None,
+            board,
         })
     }
 
@@ -407,11 +424,14 @@ impl PgnGame {
     /// game.
     pub fn replay(&self) -> Result<Game, PgnError> {
         let at = |why: String| PgnError(format!("game at line {}: {why}", self.line));
+        let rules = self.rules()?;
         let start = match self.tag("FEN") {
-            Some(fen) => parse_position(fen).map_err(|e| at(format!("bad FEN: {e}")))?,
-            None => Position::start(),
+            Some(fen) => {
+                parse_position_on(rules.board, fen).map_err(|e| at(format!("bad FEN: {e}")))?
+            }
+            None => Position::start_on(rules.board),
         };
-        let mut game = Game::new(start, self.rules()?);
+        let mut game = Game::new(start, rules);
         for (i, record) in self.moves.iter().enumerate() {
             if game.status().is_over() {
                 return Err(at(format!(

@@ -265,7 +265,7 @@ pub fn play_game(
         }
     }
 
-    let base = if opening.start == Position::start() {
+    let base = if opening.start == Position::start_on(rules.board) {
         "position startpos".to_string()
     } else {
         format!("position fen {}", opening.start)

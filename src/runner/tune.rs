@@ -87,6 +87,7 @@ impl TuneArgs {
             no_capture_limit: self.no_capture_limit,
             chain_rule: ChainRule::mandatory_if(self.mandatory_continuation),
             vela: None,
+            board: crate::rules::board::Board::Tsivy,
         }
     }
 }

@@ -62,6 +62,10 @@ pub enum Command {
         /// Evaluate by hand-written terms instead of the built-in network.
         #[arg(long)]
         hand_written: bool,
+        /// The game whose positions are searched: tsivy or dimy (dimy is always evaluated
+        /// by the hand-written terms, the network knowing Tsivy only).
+        #[arg(long, value_name = "GAME", default_value = "tsivy", value_parser = crate::runner::args::parse_board)]
+        variant: crate::rules::board::Board,
     },
     /// Plays engines against each other, refereed by Vato's rules.
     ///
@@ -120,9 +124,11 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
         Command::Bench {
             depth,
             hand_written,
+            variant,
         } => {
-            let network = (!hand_written).then(crate::engine::nnue::embedded);
-            for line in crate::engine::bench::run(Some(depth), network) {
+            let tsivy = variant == crate::rules::board::Board::Tsivy;
+            let network = (!hand_written && tsivy).then(crate::engine::nnue::embedded);
+            for line in crate::engine::bench::run(Some(depth), variant, network) {
                 writeln!(out, "{line}")?;
             }
             out.flush()?;

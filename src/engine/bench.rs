@@ -5,7 +5,8 @@
 use crate::engine::nnue::Network;
 use crate::engine::search::{Limits, SearchRequest, Signals, search};
 use crate::engine::tt::TranspositionTable;
-use crate::rules::fen::parse_position;
+use crate::rules::board::Board;
+use crate::rules::fen::parse_position_on;
 use crate::rules::position::Position;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -45,11 +46,34 @@ const POSITIONS: &[&str] = &[
     "1BB1B2WW/3B4W/8W/9/8W w 7 31",
 ];
 
-/// The built-in positions.
+/// Fanoron-Dimy positions from random games of 0 to 20 turns.
+const DIMY_POSITIONS: &[&str] = &[
+    "BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w 0 1",
+    "1BBBB/B1BBB/BWW1W/WWWBW/WWW1W w 0 2",
+    "BB1BB/1B1BB/1BWBW/1W1WW/1WWWW b 0 2",
+    "B2BB/B4/4W/W2B1/W2W1 w 0 3",
+    "BB1B1/1B2B/1B1BW/3WW/2WWW w 0 4",
+    "4B/4B/3W1/1B3/4W w 0 5",
+    "3B1/B2W1/3W1/5/1W3 w 1 6",
+    "1B1B1/1B3/5/W1W2/1WW2 w 5 7",
+    "3BB/1B3/W4/1W3/5 w 1 8",
+    "4B/2B2/5/1W3/5 w 3 9",
+    "3B1/5/5/1W3/3W1 w 2 11",
+];
+
+/// The built-in Tsivy positions.
 pub fn positions() -> Vec<Position> {
-    POSITIONS
-        .iter()
-        .map(|fen| parse_position(fen).expect("built-in bench positions are valid"))
+    positions_on(Board::Tsivy)
+}
+
+/// The built-in positions of the game on `board`.
+pub fn positions_on(board: Board) -> Vec<Position> {
+    let list = match board {
+        Board::Tsivy => POSITIONS,
+        Board::Dimy => DIMY_POSITIONS,
+    };
+    list.iter()
+        .map(|fen| parse_position_on(board, fen).expect("built-in bench positions are valid"))
         .collect()
 }
 
@@ -60,14 +84,15 @@ const BENCH_HASH_MB: usize = 16;
 /// thread, default rules and a table cleared before each position; returns one line per
 /// position and the total line `<nodes> nodes <nps> nps`.
 /// `network` is the evaluation's network (the hand-written evaluation when `None`).
-pub fn run(depth: Option<u32>, network: Option<Arc<Network>>) -> Vec<String> {
-    run_until(depth, network, &Signals::new(false))
+pub fn run(depth: Option<u32>, board: Board, network: Option<Arc<Network>>) -> Vec<String> {
+    run_until(depth, board, network, &Signals::new(false))
         .expect("a bench that is never stopped completes")
 }
 
 /// [`run`] that can be cut short: `None` once `signals` asked the searches to stop.
 pub fn run_until(
     depth: Option<u32>,
+    board: Board,
     network: Option<Arc<Network>>,
     signals: &Signals,
 ) -> Option<Vec<String>> {
@@ -76,7 +101,7 @@ pub fn run_until(
     let mut lines = Vec::new();
     let mut total_nodes = 0u64;
     let mut total_time = Duration::ZERO;
-    for (index, position) in positions().into_iter().enumerate() {
+    for (index, position) in positions_on(board).into_iter().enumerate() {
         tt.clear();
         let request = SearchRequest {
             network: network.clone(),
@@ -107,12 +132,18 @@ mod tests {
         for p in positions {
             assert!(crate::rules::movegen::has_legal_turn(&p), "{p}");
         }
+        let dimy = positions_on(Board::Dimy);
+        assert!(dimy.len() >= 10);
+        for p in dimy {
+            assert_eq!(p.board(), Board::Dimy);
+            assert!(crate::rules::movegen::has_legal_turn(&p), "{p}");
+        }
     }
 
     #[test]
     fn node_count_is_deterministic() {
-        let a = run(Some(2), Some(crate::engine::nnue::embedded()));
-        let b = run(Some(2), Some(crate::engine::nnue::embedded()));
+        let a = run(Some(2), Board::Tsivy, Some(crate::engine::nnue::embedded()));
+        let b = run(Some(2), Board::Tsivy, Some(crate::engine::nnue::embedded()));
         let nodes = |lines: &[String]| lines.last().unwrap().split(' ').next().unwrap().to_string();
         assert_eq!(nodes(&a), nodes(&b));
         assert_eq!(a.len(), POSITIONS.len() + 1);

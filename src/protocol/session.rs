@@ -308,9 +308,9 @@ impl Session {
                 self.game = Game::new(self.game.position().flip(), self.options.rules());
             }
             Command::Bench(depth) => {
-                let network = self.network_in_use();
+                let (network, board) = (self.network_in_use(), self.board());
                 self.start_task("bench", move |signals| {
-                    crate::engine::bench::run_until(depth, network, signals)
+                    crate::engine::bench::run_until(depth, board, network, signals)
                         .unwrap_or_else(|| vec!["info string bench stopped".into()])
                 });
             }

@@ -262,7 +262,7 @@ fn required<T: std::str::FromStr>(
 }
 
 /// A capture game's board from its `Variant` name; Telo has no captures to referee.
-fn parse_board(text: &str) -> Result<Board, String> {
+pub fn parse_board(text: &str) -> Result<Board, String> {
     let variant: Variant = text.parse()?;
     variant
         .board()

@@ -1943,6 +1943,18 @@ fn telo_is_played_perfectly_and_weaker_with_a_depth() {
     let lines = engine.read_until("Nodes searched");
     assert_eq!(lines.last().unwrap(), "Nodes searched: 72");
 
+    // A deep Telo perft runs on its own thread like Tsivy's, and `stop` ends it; a held
+    // `go infinite` answers at `stop`.
+    engine.send("perft 20");
+    let refused = engine.expect_one_error("position startpos");
+    assert!(refused.contains("busy"), "{refused}");
+    engine.send("stop");
+    assert_eq!(engine.sync(), ["info string perft stopped"]);
+    engine.send("go infinite");
+    assert!(engine.sync().is_empty(), "no answer before stop");
+    engine.send("stop");
+    engine.read_until("bestmove");
+
     engine.send("setoption name Variant value tsivy");
     assert_eq!(engine.fen(), START_FEN);
 }

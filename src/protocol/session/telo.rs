@@ -61,7 +61,8 @@ impl Session {
                 if let Some(answer) = telo.held_answer.take() {
                     self.out.lines(answer);
                 }
-                return matches!(command, Command::Quit).then_some(command);
+                // Also handled as in any game: they end a running perft.
+                return Some(command);
             }
             Command::Display => {
                 let lines = telo_display(&telo.game, &telo.solution);
@@ -117,7 +118,7 @@ impl Session {
 
     /// The `info` and `bestmove` lines for `go` in Telo. Full strength plays from the
     /// solution; `go depth N` or a `Skill Level` below 20 looks only so many plies ahead.
-    fn telo_go(&mut self, params: &GoParams) -> Vec<String> {
+    fn telo_go(&self, params: &GoParams) -> Vec<String> {
         let level = self.options.effective_skill();
         let cap = (level < skill::FULL_STRENGTH).then(|| skill::depth_cap(level));
         let depth = match (params.depth, cap) {

@@ -694,23 +694,8 @@ impl Session {
     }
 
     fn query(&self, query: Query) {
-        let status = self.game.status();
-        let answer = match query {
-            Query::GameOver => status.is_over().to_string(),
-            Query::P1Turn => (self.game.position().side_to_move() == Color::White).to_string(),
-            Query::Result => match status {
-                Status::Ongoing => "none".into(),
-                Status::Won {
-                    winner: Color::White,
-                    ..
-                } => "p1win".into(),
-                Status::Won {
-                    winner: Color::Black,
-                    ..
-                } => "p2win".into(),
-                Status::Drawn(_) => "draw".into(),
-            },
-        };
+        let white_to_move = self.game.position().side_to_move() == Color::White;
+        let answer = query_answer(query, self.game.status(), white_to_move);
         self.say(&format!("response {answer}"));
     }
 
@@ -789,6 +774,27 @@ impl Session {
             "The search uses the hand-written total (UseNNUE false).".to_string()
         });
         self.out.lines(lines);
+    }
+}
+
+/// The answer to a UGI `query` about a game in `status` (every game's statuses read
+/// alike).
+fn query_answer(query: Query, status: Status, white_to_move: bool) -> String {
+    match query {
+        Query::GameOver => status.is_over().to_string(),
+        Query::P1Turn => white_to_move.to_string(),
+        Query::Result => match status {
+            Status::Ongoing => "none".into(),
+            Status::Won {
+                winner: Color::White,
+                ..
+            } => "p1win".into(),
+            Status::Won {
+                winner: Color::Black,
+                ..
+            } => "p2win".into(),
+            Status::Drawn(_) => "draw".into(),
+        },
     }
 }
 

@@ -7,7 +7,7 @@
 
 use crate::rules::bitboard::Bitboard;
 use crate::rules::board::Board;
-use crate::rules::geometry::{FILES, RANKS, Square};
+use crate::rules::geometry::{FILES, Square};
 use crate::rules::position::{Color, Position, PositionError};
 use crate::rules::variant::Variant;
 use nom::branch::alt;
@@ -273,40 +273,50 @@ impl FromStr for Position {
 /// Formats the position string, always with both counters.
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for rank in (0..RANKS).rev() {
-            let mut gap = 0;
-            for file in 0..self.board().files() {
-                let square = Square::new(file, rank).expect("on the board");
-                match self.stone_at(square) {
-                    None => gap += 1,
-                    Some(color) => {
-                        if gap > 0 {
-                            write!(f, "{gap}")?;
-                            gap = 0;
-                        }
-                        f.write_str(if color == Color::White { "W" } else { "B" })?;
-                    }
-                }
-            }
-            if gap > 0 {
-                write!(f, "{gap}")?;
-            }
-            if rank > 0 {
-                f.write_str("/")?;
-            }
-        }
-        let side = if self.side_to_move() == Color::White {
-            "w"
-        } else {
-            "b"
-        };
+        let board = write_fields(self.board().into(), self.side_to_move(), |file, rank| {
+            self.stone_at(Square::new(file, rank).expect("on the board"))
+        });
         write!(
             f,
-            " {side} {} {}",
+            "{board} {} {}",
             self.turns_since_capture(),
             self.move_number()
         )
     }
+}
+
+/// The rows and the side to move of a position string for `variant`'s board, as
+/// [`read_fields`] reads them; `stone(file, rank)` tells what is on each point.
+pub fn write_fields(
+    variant: Variant,
+    side: Color,
+    stone: impl Fn(u8, u8) -> Option<Color>,
+) -> String {
+    let mut text = String::new();
+    for rank in (0..variant.ranks()).rev() {
+        let mut gap = 0;
+        for file in 0..variant.files() {
+            match stone(file, rank) {
+                None => gap += 1,
+                Some(color) => {
+                    if gap > 0 {
+                        text.push_str(&gap.to_string());
+                        gap = 0;
+                    }
+                    text.push(if color == Color::White { 'W' } else { 'B' });
+                }
+            }
+        }
+        if gap > 0 {
+            text.push_str(&gap.to_string());
+        }
+        if rank > 0 {
+            text.push('/');
+        }
+    }
+    text.push(' ');
+    text.push(if side == Color::White { 'w' } else { 'b' });
+    text
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //!
 //! Points are numbered `rank * 3 + file`, so 0 is a1, 4 is b2 (the centre) and 8 is c3.
 
-use crate::rules::fen::{FenError, read_fields};
+use crate::rules::fen::{FenError, read_fields, write_fields};
 use crate::rules::game::{DrawReason, Status, WinReason};
 use crate::rules::position::Color;
 use crate::rules::variant::Variant;
@@ -315,37 +315,24 @@ impl TeloPosition {
 
     /// The rows and the side to move, as [`TeloPosition::parse`] reads them.
     pub fn board_text(&self) -> String {
-        let mut rows = Vec::new();
-        for rank in (0..3).rev() {
-            let mut row = String::new();
-            let mut gap = 0;
-            for file in 0..3 {
-                let bit = 1 << (rank * 3 + file);
-                let stone = if self.white() & bit != 0 {
-                    Some('W')
-                } else if self.black() & bit != 0 {
-                    Some('B')
-                } else {
-                    None
-                };
-                match stone {
-                    None => gap += 1,
-                    Some(c) => {
-                        if gap > 0 {
-                            row.push_str(&gap.to_string());
-                            gap = 0;
-                        }
-                        row.push(c);
-                    }
-                }
-            }
-            if gap > 0 {
-                row.push_str(&gap.to_string());
-            }
-            rows.push(row);
+        let side = if self.white_to_move {
+            Color::White
+        } else {
+            Color::Black
+        };
+        write_fields(Variant::Telo, side, |file, rank| self.stone_at(file, rank))
+    }
+
+    /// The colour of the stone on the point of `file` and `rank` (0 to 2), if any.
+    pub fn stone_at(&self, file: u8, rank: u8) -> Option<Color> {
+        let bit = 1 << (rank * 3 + file);
+        if self.white() & bit != 0 {
+            Some(Color::White)
+        } else if self.black() & bit != 0 {
+            Some(Color::Black)
+        } else {
+            None
         }
-        let side = if self.white_to_move { 'w' } else { 'b' };
-        format!("{} {side}", rows.join("/"))
     }
 }
 

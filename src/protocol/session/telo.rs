@@ -1,10 +1,10 @@
 //! The session's commands while `Variant` is `telo`: the same commands as for the capture
 //! games, answered from Telo's own game and its solution.
 
-use super::{Session, clock_seed, status_word};
+use super::{Session, clock_seed, query_answer, status_word};
 use crate::engine::skill;
 use crate::engine::telo::{Outlook, choose_turn};
-use crate::protocol::parser::{Command, GoParams, Query};
+use crate::protocol::parser::{Command, GoParams};
 use crate::random::Rng;
 use crate::rules::diagram::draw_grid;
 use crate::rules::game::Status;
@@ -86,7 +86,11 @@ impl Session {
             }
             Command::Query(query) => self.out.line(&format!(
                 "response {}",
-                query_answer(query, &telo.game.status(), telo.game.position())
+                query_answer(
+                    query,
+                    telo.game.status(),
+                    telo.game.position().white_to_move()
+                )
             )),
             Command::Perft { depth, divide } => {
                 let position = *telo.game.position();
@@ -188,33 +192,12 @@ fn describe_value(value: TeloValue) -> String {
     }
 }
 
-fn query_answer(query: Query, status: &Status, position: &TeloPosition) -> String {
-    match query {
-        Query::GameOver => status.is_over().to_string(),
-        Query::P1Turn => position.white_to_move().to_string(),
-        Query::Result => match status {
-            Status::Ongoing => "none".into(),
-            Status::Won {
-                winner: Color::White,
-                ..
-            } => "p1win".into(),
-            Status::Won { .. } => "p2win".into(),
-            Status::Drawn(_) => "draw".into(),
-        },
-    }
-}
-
 fn telo_display(game: &TeloGame, solution: &TeloSolution) -> Vec<String> {
     let position = game.position();
-    let drawing = draw_grid(3, 3, |file, rank| {
-        let bit = 1 << (rank * 3 + file);
-        if position.white() & bit != 0 {
-            'W'
-        } else if position.black() & bit != 0 {
-            'B'
-        } else {
-            '.'
-        }
+    let drawing = draw_grid(3, 3, |file, rank| match position.stone_at(file, rank) {
+        Some(Color::White) => 'W',
+        Some(Color::Black) => 'B',
+        None => '.',
     });
     let mut lines: Vec<String> = drawing.lines().map(String::from).collect();
     let side = if position.white_to_move() {

@@ -1,10 +1,12 @@
 //! The tablebases against an independent solver, the board's symmetries and the
-//! consistency rule, on the layers of up to four stones built into a temporary directory.
+//! consistency rule, on the layers of up to four stones built into a temporary directory,
+//! for Tsivy's board and Dimy's.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use vato::rules::bitboard::Bitboard;
+use vato::rules::board::Board;
 use vato::rules::movegen::legal_turns;
 use vato::rules::position::{Color, Position};
 use vato::rules::{ChainRule, Rules};
@@ -24,22 +26,38 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// The tables of up to four stones, built once for every test of this file (the old ones
-/// removed first, so that every run builds them).
-fn tables_dir() -> &'static PathBuf {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = temp_dir("four");
-        build(&dir, 4, &Rules::default(), 2, Progress::Quiet).expect("build succeeds");
+/// The default rules on `board`.
+fn rules_on(board: Board) -> Rules {
+    Rules {
+        board,
+        ..Rules::default()
+    }
+}
+
+/// The tables of up to four stones on `board`, built once for every test of this file (the
+/// old ones removed first, so that every run builds them).
+fn tables_dir_on(board: Board) -> &'static PathBuf {
+    static DIRS: [OnceLock<PathBuf>; 2] = [OnceLock::new(), OnceLock::new()];
+    DIRS[board as usize].get_or_init(|| {
+        let dir = temp_dir(&format!("four-{}", board.name()));
+        build(&dir, 4, &rules_on(board), 2, Progress::Quiet).expect("build succeeds");
         dir
     })
 }
 
-fn tablebase() -> &'static Tablebase {
-    static TABLES: OnceLock<Tablebase> = OnceLock::new();
-    TABLES.get_or_init(|| {
-        Tablebase::open(tables_dir(), Rules::default(), 8).expect("tables readable")
+fn tables_dir() -> &'static PathBuf {
+    tables_dir_on(Board::Tsivy)
+}
+
+fn tablebase_on(board: Board) -> &'static Tablebase {
+    static TABLES: [OnceLock<Tablebase>; 2] = [OnceLock::new(), OnceLock::new()];
+    TABLES[board as usize].get_or_init(|| {
+        Tablebase::open(tables_dir_on(board), rules_on(board), 8).expect("tables readable")
     })
+}
+
+fn tablebase() -> &'static Tablebase {
+    tablebase_on(Board::Tsivy)
 }
 
 fn probe(tb: &Tablebase, position: &Position) -> Value {
@@ -69,21 +87,22 @@ const WIN1: Value = Value {
 /// An independent solution of every position with up to three stones, both colours to
 /// move, found on an explicit graph: outcomes by the classic counting retrograde over all
 /// turns, then distances by a breadth-first pass in increasing distance over the paikas.
-fn independent_three_stones() -> HashMap<Position, Value> {
+fn independent_three_stones(board: Board) -> HashMap<Position, Value> {
     let mut nodes: Vec<Position> = Vec::new();
     for white in 1..=2u32 {
         for black in 1..=2u32 {
             if white + black > 3 {
                 continue;
             }
-            for w in subsets(white) {
-                for bl in subsets(black) {
+            for w in subsets(board, white) {
+                for bl in subsets(board, black) {
                     if w & bl != 0 {
                         continue;
                     }
                     for side in [Color::White, Color::Black] {
                         nodes.push(
-                            Position::new(
+                            Position::new_on(
+                                board,
                                 Bitboard::from_bits(w),
                                 Bitboard::from_bits(bl),
                                 side,
@@ -111,7 +130,8 @@ fn independent_three_stones() -> HashMap<Position, Value> {
                         None
                     } else {
                         Some(
-                            id[&Position::new(
+                            id[&Position::new_on(
+                                board,
                                 c.stones(Color::White),
                                 c.stones(Color::Black),
                                 c.side_to_move(),
@@ -238,27 +258,34 @@ fn independent_three_stones() -> HashMap<Position, Value> {
         .collect()
 }
 
-fn subsets(k: u32) -> Vec<u64> {
+/// Every set of `k` (one or two) points of `board`.
+fn subsets(board: Board, k: u32) -> Vec<u64> {
+    let points: Vec<u64> = board.points().into_iter().map(|s| 1 << s.index()).collect();
     let mut out = Vec::new();
-    for x in 0..45u64 {
+    for (i, &x) in points.iter().enumerate() {
         if k == 1 {
-            out.push(1 << x);
+            out.push(x);
         } else {
-            for y in x + 1..45 {
-                out.push(1 << x | 1 << y);
+            for &y in &points[i + 1..] {
+                out.push(x | y);
             }
         }
     }
     out
 }
 
+fn oracle_on(board: Board) -> &'static HashMap<Position, Value> {
+    static ORACLES: [OnceLock<HashMap<Position, Value>>; 2] = [OnceLock::new(), OnceLock::new()];
+    ORACLES[board as usize].get_or_init(|| independent_three_stones(board))
+}
+
 fn oracle() -> &'static HashMap<Position, Value> {
-    static ORACLE: OnceLock<HashMap<Position, Value>> = OnceLock::new();
-    ORACLE.get_or_init(independent_three_stones)
+    oracle_on(Board::Tsivy)
 }
 
 fn normalized(p: &Position) -> Position {
-    Position::new(
+    Position::new_on(
+        p.board(),
         p.stones(Color::White),
         p.stones(Color::Black),
         p.side_to_move(),
@@ -276,6 +303,20 @@ fn every_position_of_up_to_three_stones_matches_the_independent_solver() {
     for (position, &expected) in oracle {
         assert_eq!(probe(tb, position), expected, "{position:?}");
     }
+}
+
+#[test]
+fn every_dimy_position_of_up_to_three_stones_matches_the_independent_solver() {
+    let tb = tablebase_on(Board::Dimy);
+    let oracle = oracle_on(Board::Dimy);
+    // 25 x 24 placements of one stone each, 300 x 23 of two against one, both ways round.
+    assert_eq!(oracle.len(), 2 * (600 + 2 * 6900));
+    let mut decided = 0;
+    for (position, &expected) in oracle {
+        assert_eq!(probe(tb, position), expected, "{position:?}");
+        decided += usize::from(expected.outcome != Outcome::Draw);
+    }
+    assert!(decided > 1000, "the board's positions are not all draws");
 }
 
 /// The value of `p` if its distance is at most `depth`, found by plain minimax over the
@@ -338,7 +379,12 @@ fn random_four_stone_positions_match_a_bounded_minimax() {
     let mut decided = 0;
     for (a, b) in layers_with(4) {
         for _ in 0..150 {
-            let p = position_of(a, b, rng.below(layer_size(a, b)));
+            let p = position_of(
+                Board::Tsivy,
+                a,
+                b,
+                rng.below(layer_size(Board::Tsivy, a, b)),
+            );
             let value = probe(tb, &p);
             match bounded(&p, depth) {
                 Some(v) => {
@@ -357,12 +403,18 @@ fn random_four_stone_positions_match_a_bounded_minimax() {
 
 #[test]
 fn mirror_images_and_colour_flips_have_the_same_value() {
-    let tb = tablebase();
+    for board in Board::ALL {
+        mirror_images_and_colour_flips_have_the_same_value_on(board);
+    }
+}
+
+fn mirror_images_and_colour_flips_have_the_same_value_on(board: Board) {
+    let tb = tablebase_on(board);
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     for stones in 2..=4 {
         for (a, b) in layers_with(stones) {
             for _ in 0..2000 {
-                let p = position_of(a, b, rng.below(layer_size(a, b)));
+                let p = position_of(board, a, b, rng.below(layer_size(board, a, b)));
                 let value = probe(tb, &p);
                 for image in [p.mirror_files(), p.mirror_ranks(), p.rotate(), p.flip()] {
                     assert_eq!(probe(tb, &image), value, "{p:?}");
@@ -374,15 +426,21 @@ fn mirror_images_and_colour_flips_have_the_same_value() {
 
 #[test]
 fn values_are_consistent_with_the_children() {
-    let tb = tablebase();
+    for board in Board::ALL {
+        values_are_consistent_with_the_children_on(board);
+    }
+}
+
+fn values_are_consistent_with_the_children_on(board: Board) {
+    let tb = tablebase_on(board);
     let mut rng = Rng(0xdead_beef_cafe_f00d);
     for stones in 2..=4 {
         for (a, b) in layers_with(stones) {
-            let size = layer_size(a, b);
+            let size = layer_size(board, a, b);
             let samples = size.min(20_000);
             for k in 0..samples {
                 let index = if samples == size { k } else { rng.below(size) };
-                let p = position_of(a, b, index);
+                let p = position_of(board, a, b, index);
                 let value = probe(tb, &p);
                 let options: Vec<Value> = legal_turns(&p, CHAIN)
                     .into_iter()
@@ -430,7 +488,7 @@ fn finished_layers_are_kept_and_damaged_files_are_refused() {
     assert!(second.solved.is_empty());
     assert_eq!(second.kept.len(), 3);
 
-    let path = dir.join(vato::tablebase::layer_file_name(2, 1));
+    let path = dir.join(vato::tablebase::layer_file_name(Board::Tsivy, 2, 1));
     let mut bytes = std::fs::read(&path).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 1;
@@ -451,11 +509,16 @@ fn finished_layers_are_kept_and_damaged_files_are_refused() {
 /// Runs the engine with `--tablebase-path` on the four-stone tables, sends `commands`,
 /// and returns its output up to and including the first `bestmove` line.
 fn engine_with_tables(commands: &[&str]) -> Vec<String> {
+    engine_with_tables_in(tables_dir(), commands)
+}
+
+/// [`engine_with_tables`] with the tables in `dir`.
+fn engine_with_tables_in(dir: &PathBuf, commands: &[&str]) -> Vec<String> {
     use std::io::{BufRead, BufReader, Write};
     use std::process::{Command, Stdio};
     let mut child = Command::new(env!("CARGO_BIN_EXE_vato"))
         .arg("--tablebase-path")
-        .arg(tables_dir())
+        .arg(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -496,6 +559,60 @@ fn the_engine_plays_from_the_tables_at_the_root() {
         lines.iter().all(|l| !l.starts_with("info depth 2")),
         "no search: {text}"
     );
+}
+
+/// The tables follow the `Variant` option: a folder of Dimy tables holds nothing for
+/// Tsivy, and once the game is Dimy the engine reads them and plays from them.
+#[test]
+fn the_engine_reads_the_tables_of_the_variant_played() {
+    let lines = engine_with_tables_in(
+        tables_dir_on(Board::Dimy),
+        &[
+            "setoption name Variant value dimy",
+            "position fen 5/5/2W2/5/4B w",
+            "go depth 5",
+        ],
+    );
+    let text = lines.join("\n");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string tablebase: no tables in")),
+        "{text}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info string tablebase: 6 layers, up to 4 stones")),
+        "{text}"
+    );
+    assert!(
+        lines.iter().any(|l| l == "info string tablebase win 1"),
+        "{text}"
+    );
+    assert_eq!(lines.last().unwrap(), "bestmove c3d2A", "{text}");
+}
+
+/// A Dimy layer file put where a Tsivy layer is expected is refused (by its size, and by
+/// the board in its header where the sizes agree).
+#[test]
+fn a_table_of_another_board_is_refused() {
+    let dir = temp_dir("other-board");
+    build(&dir, 2, &rules_on(Board::Dimy), 1, Progress::Quiet).unwrap();
+    std::fs::rename(
+        dir.join(vato::tablebase::layer_file_name(Board::Dimy, 1, 1)),
+        dir.join(vato::tablebase::layer_file_name(Board::Tsivy, 1, 1)),
+    )
+    .unwrap();
+    let error = Tablebase::open(&dir, Rules::default(), 2)
+        .err()
+        .expect("a Dimy file is not a Tsivy table");
+    let error = format!("{error:#}");
+    assert!(
+        error.contains("wrong size") || error.contains("built for another board"),
+        "{error}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// Searches `fen` to `depth` with one thread, with or without the tables.
@@ -601,7 +718,7 @@ fn vato_guarded(args: &[&str]) -> (Option<std::process::ExitStatus>, String, Str
 /// gives a clear error at once from `probe`, `stats` and the `TablebasePath` option.
 #[test]
 fn special_files_named_like_layers_are_refused_not_read() {
-    let name = vato::tablebase::layer_file_name(1, 1);
+    let name = vato::tablebase::layer_file_name(Board::Tsivy, 1, 1);
     let fifo = temp_dir("fifo");
     std::fs::create_dir_all(&fifo).unwrap();
     let made = std::process::Command::new("mkfifo")
@@ -685,7 +802,7 @@ fn header_fields_are_covered_by_the_checksum() {
     for offset in [12, 22, 23] {
         let dir = temp_dir(&format!("header-{offset}"));
         build(&dir, 2, &rules, 1, Progress::Quiet).unwrap();
-        let path = dir.join(vato::tablebase::layer_file_name(1, 1));
+        let path = dir.join(vato::tablebase::layer_file_name(Board::Tsivy, 1, 1));
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[offset] ^= 0x40;
         std::fs::write(&path, &bytes).unwrap();
@@ -741,11 +858,11 @@ fn layer_pairs_built_apart_and_collected_equal_one_build() {
         "{partial}"
     );
     // Collect the pairs into the first directory: the same files as the single build.
-    let name = vato::tablebase::layer_file_name(2, 2);
+    let name = vato::tablebase::layer_file_name(Board::Tsivy, 2, 2);
     std::fs::copy(collected[1].join(&name), collected[0].join(&name)).unwrap();
     for n in 2..=4 {
         for (a, b) in layers_with(n) {
-            let name = vato::tablebase::layer_file_name(a, b);
+            let name = vato::tablebase::layer_file_name(Board::Tsivy, a, b);
             assert_eq!(
                 std::fs::read(whole.join(&name)).unwrap(),
                 std::fs::read(collected[0].join(&name)).unwrap(),

@@ -445,6 +445,9 @@ impl Session {
                 self.tt.clear();
                 self.telo = (self.options.variant == Variant::Telo)
                     .then(|| telo::TeloState::new(self.options.no_capture_limit));
+                if before.variant.board() != self.options.variant.board() {
+                    self.open_tablebase(); // each board has its own tables
+                }
             }
             Ok(Change::Other) => {}
         }
@@ -470,11 +473,14 @@ impl Session {
         (self.options.use_nnue && self.board() == Board::Tsivy).then(|| self.network.clone())
     }
 
-    /// The endgame tables, which hold the positions of ordinary Tsivy games only.
+    /// The endgame tables, when they are the current board's and the game is not a vela
+    /// game (whose first phase has rules of its own).
     fn tables_in_use(&self) -> Option<Arc<Tablebase>> {
-        self.tablebase
-            .clone()
-            .filter(|_| self.board() == Board::Tsivy && self.options.rules().vela.is_none())
+        self.tablebase.clone().filter(|tables| {
+            tables.board() == self.board()
+                && self.options.variant != Variant::Telo
+                && self.options.rules().vela.is_none()
+        })
     }
 
     /// (Re)reads the tables for the current path and rules, and says what was found.

@@ -261,12 +261,13 @@ fn required<T: std::str::FromStr>(
     number(option, map, key)?.ok_or_else(|| anyhow!("{option}: {key}= is missing"))
 }
 
-/// A capture game's board from its `Variant` name; Telo has no captures to referee.
+/// A capture game's board from its `Variant` name, for the commands that work on capture
+/// games only (refereeing, bench, tables); Telo has no captures.
 pub fn parse_board(text: &str) -> Result<Board, String> {
     let variant: Variant = text.parse()?;
     variant
         .board()
-        .ok_or_else(|| format!("the match runner plays tsivy and dimy, not {variant}"))
+        .ok_or_else(|| format!("this takes a capture game, tsivy or dimy, not {variant}"))
 }
 
 impl MatchArgs {

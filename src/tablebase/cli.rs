@@ -4,12 +4,36 @@ use super::index::{layer_size, layers_with};
 use super::probe::{Tablebase, layer_names, missing_layers};
 use super::solver::{Progress, build_layers};
 use super::stats::layer_stats;
-use crate::rules::fen::parse_position;
+use crate::rules::board::Board;
+use crate::rules::fen::parse_position_on;
 use crate::rules::{ChainRule, Rules};
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
+
+/// The rules a set of tables is built for, shared by every `vato tablebase` job.
+#[derive(Debug, clap::Args)]
+pub struct TableRules {
+    /// Tables for the variant where a capture chain must go on while it can.
+    #[arg(long)]
+    mandatory_continuation: bool,
+    /// The game: tsivy or dimy (Dimy's files are named `vato-dimy-AvB.vtb`, so both sets
+    /// can share a folder).
+    #[arg(long, value_name = "GAME", default_value = "tsivy", value_parser = crate::runner::args::parse_board)]
+    variant: Board,
+}
+
+impl TableRules {
+    /// The rules of the tables: the defaults, with the chain rule and board asked for.
+    fn rules(&self) -> Rules {
+        Rules {
+            chain_rule: ChainRule::mandatory_if(self.mandatory_continuation),
+            board: self.variant,
+            ..Rules::default()
+        }
+    }
+}
 
 /// The `vato tablebase` jobs.
 #[derive(Debug, clap::Subcommand)]
@@ -25,9 +49,8 @@ pub enum TablebaseCommand {
         /// Threads to solve with; default all cores.
         #[arg(long)]
         threads: Option<usize>,
-        /// Tables for the variant where a capture chain must go on while it can.
-        #[arg(long)]
-        mandatory_continuation: bool,
+        #[command(flatten)]
+        rules: TableRules,
         /// Build only these layer pairs (`4v3` stands for 4v3 and 3v4, solved together),
         /// comma-separated; every layer with fewer stones must be in DIR already. The pairs
         /// of one stone count can so be built on several machines and collected.
@@ -36,47 +59,32 @@ pub enum TablebaseCommand {
     },
     /// Prints a position's value and every legal turn with its value.
     Probe {
-        /// The position.
+        /// The position (5 points a row for dimy).
         #[arg(long)]
         fen: String,
         /// Where the layer files are.
         #[arg(long)]
         dir: PathBuf,
-        /// Tables for the variant where a capture chain must go on while it can.
-        #[arg(long)]
-        mandatory_continuation: bool,
+        #[command(flatten)]
+        rules: TableRules,
     },
     /// Prints per layer: positions, wins, draws, losses and the longest distance.
     Stats {
         /// Where the layer files are.
         #[arg(long)]
         dir: PathBuf,
-        /// Tables for the variant where a capture chain must go on while it can.
-        #[arg(long)]
-        mandatory_continuation: bool,
+        #[command(flatten)]
+        rules: TableRules,
     },
 }
 
 impl TablebaseCommand {
-    /// The rules the job's tables follow: the defaults, or the chain variant asked for.
+    /// The rules the job's tables follow.
     fn rules(&self) -> Rules {
-        let mandatory = match self {
-            TablebaseCommand::Build {
-                mandatory_continuation,
-                ..
-            }
-            | TablebaseCommand::Probe {
-                mandatory_continuation,
-                ..
-            }
-            | TablebaseCommand::Stats {
-                mandatory_continuation,
-                ..
-            } => *mandatory_continuation,
-        };
-        Rules {
-            chain_rule: ChainRule::mandatory_if(mandatory),
-            ..Rules::default()
+        match self {
+            TablebaseCommand::Build { rules, .. }
+            | TablebaseCommand::Probe { rules, .. }
+            | TablebaseCommand::Stats { rules, .. } => rules.rules(),
         }
     }
 }
@@ -127,7 +135,7 @@ pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
             )?;
         }
         TablebaseCommand::Probe { fen, dir, .. } => {
-            let position = parse_position(&fen).context("bad --fen")?;
+            let position = parse_position_on(rules.board, &fen).context("bad --fen")?;
             let stones = position.occupied().count() as usize;
             let tablebase = Tablebase::open(&dir, rules, stones)?;
             match tablebase.probe(&position) {
@@ -157,7 +165,7 @@ pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
             let mut held = Vec::new();
             for n in 2..=8 {
                 for (a, b) in layers_with(n) {
-                    total += layer_size(a, b);
+                    total += layer_size(rules.board, a, b);
                     if let Some(s) = layer_stats(&dir, &rules, a, b)? {
                         largest = n;
                         held.push((a, b));

@@ -1,6 +1,7 @@
 //! The layer files: header, values and checksum, written through a temporary file.
 
 use super::index::layer_size;
+use crate::rules::board::Board;
 use crate::rules::{ChainRule, Rules};
 use anyhow::{Context, Result, bail};
 use std::fs;
@@ -14,9 +15,22 @@ const MAGIC: [u8; 8] = *b"VATO TB\n";
 pub const FORMAT_VERSION: u32 = 2;
 const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 4 + 8 + 8;
 
-/// The file name of layer `(a, b)`.
-pub fn layer_file_name(a: usize, b: usize) -> String {
-    format!("vato-{a}v{b}.vtb")
+/// The file name of layer `(a, b)` on `board`: Tsivy's tables keep the names they always
+/// had, Dimy's carry the game's name, so both sets can share a folder.
+pub fn layer_file_name(board: Board, a: usize, b: usize) -> String {
+    match board {
+        Board::Tsivy => format!("vato-{a}v{b}.vtb"),
+        Board::Dimy => format!("vato-{}-{a}v{b}.vtb", board.name()),
+    }
+}
+
+/// The board's byte in the header: zero for Tsivy, which is what files written before
+/// there was a second board hold in that (then reserved) byte.
+fn board_code(board: Board) -> u8 {
+    match board {
+        Board::Tsivy => 0,
+        Board::Dimy => 1,
+    }
 }
 
 /// Where the checksum sits in the header; every byte before it is checksummed.
@@ -55,14 +69,14 @@ pub(super) fn write_layer(
     bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     bytes.extend_from_slice(&rules.no_capture_limit.to_le_bytes());
     bytes.extend_from_slice(&chain_rule_code(rules.chain_rule).to_le_bytes());
-    bytes.extend_from_slice(&[a as u8, b as u8, 0, 0]);
+    bytes.extend_from_slice(&[a as u8, b as u8, board_code(rules.board), 0]);
     bytes.extend_from_slice(&(data.len() as u64).to_le_bytes());
     let sum = checksum(&bytes, data);
     bytes.extend_from_slice(&sum.to_le_bytes());
     for &v in data {
         bytes.extend_from_slice(&v.to_le_bytes());
     }
-    let path = dir.join(layer_file_name(a, b));
+    let path = dir.join(layer_file_name(rules.board, a, b));
     let partial = path.with_extension("partial");
     fs::write(&partial, &bytes).with_context(|| format!("writing {}", partial.display()))?;
     fs::rename(&partial, &path).with_context(|| format!("renaming to {}", path.display()))?;
@@ -78,9 +92,10 @@ pub(super) fn read_layer(
     a: usize,
     b: usize,
 ) -> Result<Option<Vec<u16>>> {
-    let path = dir.join(layer_file_name(a, b));
+    let path = dir.join(layer_file_name(rules.board, a, b));
     let name = path.display();
-    let expected_len = HEADER_LEN as u64 + 2 * layer_size(a, b);
+    let size = layer_size(rules.board, a, b);
+    let expected_len = HEADER_LEN as u64 + 2 * size;
     // Without blocking, so that a FIFO under the name cannot hang the reader; what was
     // opened is then checked to be a regular file of the layer's size before any read,
     // so that a link to an endless device is not read either.
@@ -115,22 +130,29 @@ pub(super) fn read_layer(
             word(8)
         );
     }
-    if word(16) != chain_rule_code(rules.chain_rule) {
-        bail!("{name}: built for another chain rule");
-    }
-    if (usize::from(bytes[20]), usize::from(bytes[21])) != (a, b) {
-        bail!("{name}: holds layer {}v{}", bytes[20], bytes[21]);
-    }
-    let count = long(24);
-    if count != layer_size(a, b) || bytes.len() as u64 != HEADER_LEN as u64 + 2 * count {
+    if bytes.len() as u64 != expected_len {
         bail!("{name}: wrong size");
     }
+    // The checksum first: a damaged header must read as damage, not as a table for other
+    // rules or another board.
     let data: Vec<u16> = bytes[HEADER_LEN..]
         .chunks_exact(2)
         .map(|c| u16::from_le_bytes([c[0], c[1]]))
         .collect();
     if checksum(&bytes, &data) != long(CHECKSUM_AT) {
         bail!("{name}: checksum mismatch");
+    }
+    if word(16) != chain_rule_code(rules.chain_rule) {
+        bail!("{name}: built for another chain rule");
+    }
+    if bytes[22] != board_code(rules.board) {
+        bail!("{name}: built for another board");
+    }
+    if (usize::from(bytes[20]), usize::from(bytes[21])) != (a, b) {
+        bail!("{name}: holds layer {}v{}", bytes[20], bytes[21]);
+    }
+    if long(24) != size {
+        bail!("{name}: wrong size");
     }
     Ok(Some(data))
 }

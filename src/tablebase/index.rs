@@ -1,6 +1,8 @@
-//! Dense indexing of a layer's placements: the combinatorial number system over the 45 points.
+//! Dense indexing of a layer's placements: the combinatorial number system over the points
+//! of the board (45 for Tsivy, 25 for Dimy).
 
 use crate::rules::bitboard::Bitboard;
+use crate::rules::board::Board;
 use crate::rules::geometry::NUM_SQUARES;
 use crate::rules::position::{Color, Position};
 
@@ -31,9 +33,17 @@ pub fn binomial(n: usize, k: usize) -> u64 {
     }
 }
 
-/// The number of positions in layer `(a, b)`: `C(45, a) * C(45 - a, b)`.
-pub fn layer_size(a: usize, b: usize) -> u64 {
-    binomial(NUM_SQUARES, a) * binomial(NUM_SQUARES - a.min(NUM_SQUARES), b)
+/// The number of points of `board`.
+fn point_count(board: Board) -> usize {
+    board.points().count() as usize
+}
+
+const _: () = assert!(Board::Dimy.points().bits().count_ones() == 25);
+
+/// The number of positions in layer `(a, b)` on `board` of `n` points: `C(n, a) * C(n - a, b)`.
+pub fn layer_size(board: Board, a: usize, b: usize) -> u64 {
+    let n = point_count(board);
+    binomial(n, a) * binomial(n - a.min(n), b)
 }
 
 /// Every layer `(a, b)` with `a, b >= 1` and `a + b == stones`, mover's count descending.
@@ -73,7 +83,11 @@ fn unrank_set(mut rank: u64, k: usize, n: usize) -> u64 {
 }
 
 /// Squeezes the points of `bits` outside `taken` down to indices among the free points.
+#[inline]
 fn compress(bits: u64, taken: u64) -> u64 {
+    if taken == 0 {
+        return bits; // Tsivy's stones of the side to move: every point is an index
+    }
     let mut out = 0;
     let mut rest = bits;
     while rest != 0 {
@@ -99,24 +113,50 @@ fn expand(bits: u64, taken: u64) -> u64 {
     out
 }
 
-/// The index of a placement within its layer `(us.count(), them.count())`.
-pub fn index_of(us: Bitboard, them: Bitboard) -> u64 {
-    let (a, b) = (us.count() as usize, them.count() as usize);
-    rank_set(us.bits()) * binomial(NUM_SQUARES - a, b) + rank_set(compress(them.bits(), us.bits()))
+/// The index of a placement on `board` within its layer `(us.count(), them.count())`. The
+/// board's missing points are squeezed out first, so that Dimy's 25 points rank as densely
+/// as Tsivy's 45.
+#[inline]
+pub fn index_of(board: Board, us: Bitboard, them: Bitboard) -> u64 {
+    match board {
+        Board::Tsivy => index_in::<NUM_SQUARES, 0>(us.bits(), them.bits()),
+        Board::Dimy => index_in::<25, { Board::Dimy.off_board().bits() }>(us.bits(), them.bits()),
+    }
 }
 
-/// The placement `(us, them)` with index `index` in layer `(a, b)`.
-pub fn placement_of(a: usize, b: usize, index: u64) -> (Bitboard, Bitboard) {
-    let width = binomial(NUM_SQUARES - a, b);
-    let us = unrank_set(index / width, a, NUM_SQUARES);
-    let them = expand(unrank_set(index % width, b, NUM_SQUARES - a), us);
+/// [`index_of`] on a board of `N` points, `OFF` the points of the 9 x 5 grid it lacks:
+/// constants, so that each board's ranking compiles to its own straight code (the solver
+/// ranks every position it passes back).
+#[inline(always)]
+fn index_in<const N: usize, const OFF: u64>(us: u64, them: u64) -> u64 {
+    let (a, b) = (us.count_ones() as usize, them.count_ones() as usize);
+    let width = binomial(N - a, b);
+    rank_set(compress(us, OFF)) * width + rank_set(compress(them, us | OFF))
+}
+
+/// The placement `(us, them)` on `board` with index `index` in layer `(a, b)`.
+pub fn placement_of(board: Board, a: usize, b: usize, index: u64) -> (Bitboard, Bitboard) {
+    let (us, them) = match board {
+        Board::Tsivy => placement_in::<NUM_SQUARES, 0>(a, b, index),
+        Board::Dimy => placement_in::<25, { Board::Dimy.off_board().bits() }>(a, b, index),
+    };
     (Bitboard::from_bits(us), Bitboard::from_bits(them))
 }
 
-/// The position of layer `(a, b)` with index `index`, White to move, counters at zero.
-pub fn position_of(a: usize, b: usize, index: u64) -> Position {
-    let (us, them) = placement_of(a, b, index);
-    Position::new(us, them, Color::White, 0, 1).expect("a placement never overlaps")
+/// [`placement_of`] on a board of `N` points lacking `OFF` (see [`index_in`]).
+#[inline(always)]
+fn placement_in<const N: usize, const OFF: u64>(a: usize, b: usize, index: u64) -> (u64, u64) {
+    let width = binomial(N - a, b);
+    let us = expand(unrank_set(index / width, a, N), OFF);
+    let them = expand(unrank_set(index % width, b, N - a), us | OFF);
+    (us, them)
+}
+
+/// The position of layer `(a, b)` on `board` with index `index`, White to move, counters at
+/// zero.
+pub fn position_of(board: Board, a: usize, b: usize, index: u64) -> Position {
+    let (us, them) = placement_of(board, a, b, index);
+    Position::new_on(board, us, them, Color::White, 0, 1).expect("a placement is on the board")
 }
 
 #[cfg(test)]
@@ -127,46 +167,65 @@ mod tests {
     fn layers_up_to_seven_stones_hold_the_published_count() {
         let total: u64 = (2..=7)
             .flat_map(layers_with)
-            .map(|(a, b)| layer_size(a, b))
+            .map(|(a, b)| layer_size(Board::Tsivy, a, b))
             .sum();
         assert_eq!(total, 6_261_651_660);
+        // Dimy: the same sums over 25 points, C(25, n) * (2^n - 2) for n stones.
+        let dimy: u64 = (2..=7)
+            .flat_map(layers_with)
+            .map(|(a, b)| layer_size(Board::Dimy, a, b))
+            .sum();
+        let expected: u64 = (2..=7u32)
+            .map(|n| binomial(25, n as usize) * ((1 << n) - 2))
+            .sum();
+        assert_eq!(dimy, expected);
     }
 
     #[test]
     fn ranking_round_trips() {
-        for (a, b) in [(1, 1), (2, 1), (1, 2), (3, 2), (2, 3), (4, 3)] {
-            let size = layer_size(a, b);
-            let step = (size / 5_000).max(1);
-            let mut index = 0;
-            while index < size {
-                let (us, them) = placement_of(a, b, index);
-                assert_eq!((us.count() as usize, them.count() as usize), (a, b));
-                assert!((us & them).is_empty());
-                assert_eq!(index_of(us, them), index);
-                index += step;
+        for board in Board::ALL {
+            for (a, b) in [(1, 1), (2, 1), (1, 2), (3, 2), (2, 3), (4, 3)] {
+                let size = layer_size(board, a, b);
+                let step = (size / 5_000).max(1);
+                let mut index = 0;
+                while index < size {
+                    let (us, them) = placement_of(board, a, b, index);
+                    assert_eq!((us.count() as usize, them.count() as usize), (a, b));
+                    assert!((us & them).is_empty());
+                    assert!(((us | them) & board.off_board()).is_empty(), "{board}");
+                    assert_eq!(index_of(board, us, them), index);
+                    index += step;
+                }
+                let (us, them) = placement_of(board, a, b, size - 1);
+                assert_eq!(index_of(board, us, them), size - 1);
             }
-            let (us, them) = placement_of(a, b, size - 1);
-            assert_eq!(index_of(us, them), size - 1);
         }
     }
 
     #[test]
     fn small_layers_rank_densely() {
-        // Every placement of the (2, 1) layer appears exactly once.
-        let mut seen = vec![false; layer_size(2, 1) as usize];
-        for x in 0..45u64 {
-            for y in x + 1..45 {
-                for z in 0..45u64 {
-                    if z == x || z == y {
-                        continue;
+        // Every placement of the (2, 1) layer appears exactly once, on either board.
+        for board in Board::ALL {
+            let points: Vec<u64> = board
+                .points()
+                .into_iter()
+                .map(|s| s.index() as u64)
+                .collect();
+            let mut seen = vec![false; layer_size(board, 2, 1) as usize];
+            for (i, &x) in points.iter().enumerate() {
+                for &y in &points[i + 1..] {
+                    for &z in &points {
+                        if z == x || z == y {
+                            continue;
+                        }
+                        let us = Bitboard::from_bits(1 << x | 1 << y);
+                        let index = index_of(board, us, Bitboard::from_bits(1 << z)) as usize;
+                        assert!(!seen[index]);
+                        seen[index] = true;
                     }
-                    let us = Bitboard::from_bits(1 << x | 1 << y);
-                    let index = index_of(us, Bitboard::from_bits(1 << z)) as usize;
-                    assert!(!seen[index]);
-                    seen[index] = true;
                 }
             }
+            assert!(seen.iter().all(|&s| s), "{board}");
         }
-        assert!(seen.iter().all(|&s| s));
     }
 }

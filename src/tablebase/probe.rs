@@ -56,6 +56,11 @@ impl Tablebase {
         Ok(Tablebase { layers, rules })
     }
 
+    /// The board whose positions the tables hold.
+    pub fn board(&self) -> crate::rules::board::Board {
+        self.rules.board
+    }
+
     /// The layers held, smallest first.
     pub fn layers(&self) -> Vec<(usize, usize)> {
         (2..=MAX_STONES)
@@ -85,7 +90,9 @@ impl Tablebase {
             return None;
         }
         let layer = self.layers[slot_of(a, b)].as_ref()?;
-        Some(Value::decode(layer[index_of(us, them) as usize]))
+        Some(Value::decode(
+            layer[index_of(self.rules.board, us, them) as usize],
+        ))
     }
 
     /// Every legal turn of `position` with its value for the side to move, best first;

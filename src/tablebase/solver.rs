@@ -8,6 +8,7 @@ use super::value::{
 };
 use crate::progress::{JobProgress, PLAIN_EVERY};
 use crate::rules::bitboard::Bitboard;
+use crate::rules::board::Board;
 use crate::rules::geometry::ADJACENT;
 use crate::rules::movegen::{generate_turns, has_capture, paika_steps};
 use crate::rules::position::Position;
@@ -82,7 +83,7 @@ pub fn build_layers(
     };
     let total: u64 = (2..=stones)
         .flat_map(layers_with)
-        .map(|(a, b)| layer_size(a, b))
+        .map(|(a, b)| layer_size(rules.board, a, b))
         .sum();
     let mut done: u64 = 0;
     let started = Instant::now();
@@ -108,7 +109,10 @@ pub fn build_layers(
                 .iter()
                 .map(|&(x, y)| read_layer(dir, rules, x, y))
                 .collect::<Result<_>>()?;
-            let size: u64 = pair.iter().map(|&(x, y)| layer_size(x, y)).sum();
+            let size: u64 = pair
+                .iter()
+                .map(|&(x, y)| layer_size(rules.board, x, y))
+                .sum();
             if existing.iter().all(Option::is_some) {
                 for (&(x, y), data) in pair.iter().zip(existing) {
                     if n < largest_wanted {
@@ -250,6 +254,8 @@ struct PairSolver<'a> {
     /// By `slot_of`.
     smaller: &'a [Option<Vec<u16>>],
     chain_rule: ChainRule,
+    /// The board the layers are on.
+    board: Board,
 }
 
 impl PairSolver<'_> {
@@ -268,7 +274,7 @@ impl PairSolver<'_> {
         let (a, b) = self.layers[slot];
         let mut turns = Vec::new();
         for index in range {
-            let position = position_of(a, b, index);
+            let position = position_of(self.board, a, b, index);
             let cell = &self.codes[slot][index as usize];
             if has_capture(&position) {
                 cell.store(self.capture_code(&position, &mut turns), Ordering::Relaxed);
@@ -297,7 +303,7 @@ impl PairSolver<'_> {
             let table = self.smaller[slot_of(us.count() as usize, them.count() as usize)]
                 .as_ref()
                 .expect("smaller layers are solved first");
-            match Value::decode(table[index_of(us, them) as usize]).outcome {
+            match Value::decode(table[index_of(self.board, us, them) as usize]).outcome {
                 Outcome::Loss => return win_code(1),
                 Outcome::Draw => all_lost = false,
                 Outcome::Win => {}
@@ -324,8 +330,8 @@ impl PairSolver<'_> {
                 continue;
             }
             passed += 1;
-            let (us, them) = placement_of(a, b, index);
-            let empty = !(us | them).bits() & Bitboard::ALL.bits();
+            let (us, them) = placement_of(self.board, a, b, index);
+            let empty = !(us | them).bits() & self.board.points().bits();
             // The opponent moved last: undo each of its possible steps. Predecessors
             // already decided are dropped here, where their reads are independent of each
             // other and overlap in memory; the updates come in a second loop.
@@ -335,7 +341,7 @@ impl PairSolver<'_> {
                     let from = froms & froms.wrapping_neg();
                     froms &= froms - 1;
                     let before = Bitboard::from_bits(them.bits() ^ (1u64 << to.index()) ^ from);
-                    let parent = index_of(before, us) as u32;
+                    let parent = index_of(self.board, before, us) as u32;
                     if self.codes[partner][parent as usize].load(Ordering::Relaxed)
                         == UNDECIDED_CODE
                     {
@@ -398,7 +404,7 @@ fn solve_pair(
         vec![(a, b), (b, a)]
     };
     for &(x, y) in &layers {
-        if layer_size(x, y) > u64::from(u32::MAX) {
+        if layer_size(rules.board, x, y) > u64::from(u32::MAX) {
             bail!("layer {x}v{y} is too large for this builder");
         }
     }
@@ -406,25 +412,30 @@ fn solve_pair(
         codes: layers
             .iter()
             .map(|&(x, y)| {
-                (0..layer_size(x, y))
+                (0..layer_size(rules.board, x, y))
                     .map(|_| AtomicU16::new(UNDECIDED_CODE))
                     .collect()
             })
             .collect(),
         open_paikas: layers
             .iter()
-            .map(|&(x, y)| (0..layer_size(x, y)).map(|_| AtomicU8::new(0)).collect())
+            .map(|&(x, y)| {
+                (0..layer_size(rules.board, x, y))
+                    .map(|_| AtomicU8::new(0))
+                    .collect()
+            })
             .collect(),
         layers,
         smaller,
         chain_rule: rules.chain_rule,
+        board: rules.board,
     };
     let started = Instant::now();
     let show = progress == Progress::Stderr;
     for (slot, &(x, y)) in solver.layers.iter().enumerate() {
         let label = format!("{x}v{y} first pass");
         parallel_chunks(
-            layer_size(x, y),
+            layer_size(rules.board, x, y),
             threads,
             show.then_some(&*label),
             |range| solver.classify(slot, range),
@@ -442,7 +453,7 @@ fn solve_pair(
         for (slot, &(x, y)) in solver.layers.iter().enumerate() {
             let label = format!("{x}v{y} distance {distance}");
             parallel_chunks(
-                layer_size(x, y),
+                layer_size(rules.board, x, y),
                 threads,
                 show.then_some(&*label),
                 |range| {

@@ -700,7 +700,52 @@ fn dimy_matches_set_the_variant_and_their_records_replay_on_the_small_board() {
     let output = vato_match(&args);
     assert!(!output.status.success());
     assert!(
-        text(&output.stderr).contains("the match runner plays tsivy and dimy"),
+        text(&output.stderr).contains("this takes a capture game, tsivy or dimy, not telo"),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+/// A vela match: the favoured side (here Black) moves first and takes exactly one stone a
+/// turn while the other side has more than five; the records carry the `Vela` tag and
+/// replay under the vela rules. The vela game is Tsivy's: with Dimy it is refused.
+#[test]
+fn vela_matches_play_the_handicap_game_and_their_records_replay() {
+    let scratch = Scratch::new("vela");
+    let pgn = scratch.arg("vela.pgn");
+    let mut args = vato_engine("deep", "depth=3");
+    args.extend(vato_engine("shallow", "depth=1"));
+    args.extend(words(&format!(
+        "--games 2 --vela black --random-openings 2 --seed 5 --pgn {pgn}"
+    )));
+    assert_success(&vato_match(&args));
+    let games = read_records(Path::new(&pgn));
+    assert_eq!(games.len(), 2);
+    for game in &games {
+        assert_eq!(game.tag("Vela"), Some("black"));
+        assert!(game.tag("FEN").is_some_and(|fen| fen.ends_with(" b 0 1")));
+        let replayed = game
+            .replay()
+            .expect("the record replays under the vela rules");
+        assert_eq!(
+            replayed.rules().vela,
+            Some(vato::rules::position::Color::Black)
+        );
+        // Black's first turn, by the vela rules, takes exactly one stone (one step and
+        // its letter).
+        let first = &game.moves[0].turn;
+        assert!(
+            first.len() == 5 && (first.ends_with('A') || first.ends_with('W')),
+            "{first}"
+        );
+    }
+    let mut args = vato_engine("a", "depth=1");
+    args.extend(vato_engine("b", "depth=1"));
+    args.extend(words("--games 2 --variant dimy --vela white"));
+    let output = vato_match(&args);
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("the vela game is played on Tsivy's board"),
         "{}",
         text(&output.stderr)
     );

@@ -460,11 +460,7 @@ impl Session {
 
     /// The start of the game played: in a vela game the favoured side moves first.
     fn start_position(&self) -> Position {
-        let start = Position::start_on(self.board());
-        match self.options.rules().vela {
-            Some(Color::Black) => start.with_turn_passed(),
-            _ => start,
-        }
+        self.options.rules().start()
     }
 
     /// The network, when the options ask for it and it knows the board: it was trained on

@@ -47,6 +47,16 @@ pub struct Rules {
 }
 
 impl Rules {
+    /// The position a new game starts from: the board's start, with the favoured side to
+    /// move in a vela game (so Black first when the vela favours Black).
+    pub fn start(&self) -> Position {
+        let start = Position::start_on(self.board);
+        match self.vela {
+            Some(Color::Black) => start.with_turn_passed(),
+            _ => start,
+        }
+    }
+
     /// The part of the rules that decides which turns are legal.
     pub const fn turn_rules(&self) -> TurnRules {
         TurnRules {

@@ -6,6 +6,7 @@ use super::referee::{Adjudication, DrawRule, ResignRule};
 use super::stats::{EloModel, Sprt};
 use super::tournament::{MatchConfig, Schedule, TournamentKind};
 use crate::rules::board::Board;
+use crate::rules::position::Color;
 use crate::rules::variant::Variant;
 use crate::rules::{ChainRule, DEFAULT_NO_CAPTURE_LIMIT, Rules};
 use crate::shard::Shard;
@@ -134,6 +135,12 @@ pub struct MatchArgs {
     /// option Variant, which is set to dimy.
     #[arg(long, value_name = "GAME", default_value = "tsivy", value_parser = parse_board)]
     pub variant: Board,
+
+    /// Play the vela game favouring this side, white or black (Tsivy only): the favoured
+    /// side moves first and, while the other has more than five stones, captures one stone
+    /// a turn. Every engine must declare the option Vela, which is set to the side.
+    #[arg(long, value_name = "SIDE", value_parser = parse_side)]
+    pub vela: Option<Color>,
 
     /// Adjudicate a draw after this many turns of the engines.
     #[arg(long, value_name = "N")]
@@ -270,15 +277,30 @@ pub fn parse_board(text: &str) -> Result<Board, String> {
         .ok_or_else(|| format!("this takes a capture game, tsivy or dimy, not {variant}"))
 }
 
+/// A side, `white` or `black`, in any case.
+pub fn parse_side(text: &str) -> Result<Color, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "white" => Ok(Color::White),
+        "black" => Ok(Color::Black),
+        _ => Err(format!("'{text}' is not a side: write white or black")),
+    }
+}
+
 impl MatchArgs {
-    /// The rule options.
-    pub fn rules(&self) -> Rules {
-        Rules {
+    /// The rule options; the vela game is Tsivy's only.
+    pub fn rules(&self) -> Result<Rules> {
+        if self.vela.is_some() && self.variant != Board::Tsivy {
+            bail!(
+                "--vela: the vela game is played on Tsivy's board, not {}",
+                self.variant.name()
+            );
+        }
+        Ok(Rules {
             no_capture_limit: self.no_capture_limit,
             chain_rule: ChainRule::mandatory_if(self.mandatory_continuation),
-            vela: None,
+            vela: self.vela,
             board: self.variant,
-        }
+        })
     }
 
     /// The seed: given, or from the clock.
@@ -371,7 +393,7 @@ impl MatchArgs {
         };
         let schedule = Schedule::new(kind, engines.len(), games, rounds)?;
         let shard = self.shard.unwrap_or(Shard::WHOLE);
-        let rules = self.rules();
+        let rules = self.rules()?;
         let (openings, openings_label) = match (&self.openings, self.random_openings) {
             (Some(path), _) => {
                 let mut list = read_openings(path, rules)?;

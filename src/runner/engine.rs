@@ -2,6 +2,7 @@
 //! process with the protocol the runner speaks to it ([`EngineProcess`]).
 
 use crate::rules::board::Board;
+use crate::rules::position::Color;
 use crate::rules::{ChainRule, Rules};
 use crate::timestamp::log_timestamp;
 use std::fmt;
@@ -724,6 +725,14 @@ impl EngineProcess {
             return Err(EngineError::Start(format!(
                 "it does not declare the option Variant that a {variant} match needs"
             )));
+        }
+        let vela = rules.vela.map_or("none", Color::name);
+        if self.declares("Vela") {
+            self.send(&format!("setoption name Vela value {vela}"))?;
+        } else if rules.vela.is_some() {
+            return Err(EngineError::Start(
+                "it does not declare the option Vela that a vela match needs".into(),
+            ));
         }
         let mandatory = rules.chain_rule == ChainRule::Mandatory;
         if self.declares("MandatoryContinuation") {

@@ -46,7 +46,7 @@ pub fn run_cli(args: MatchArgs, out: &mut dyn Write) -> Result<()> {
         let turns = args
             .random_openings
             .expect("clap requires --random-openings");
-        for line in generated_openings(count, turns, args.rules(), seed)? {
+        for line in generated_openings(count, turns, args.rules()?, seed)? {
             writeln!(out, "{line}")?;
         }
         return Ok(());

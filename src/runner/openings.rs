@@ -7,10 +7,8 @@
 
 pub use crate::random::Rng;
 use crate::rules::Rules;
-use crate::rules::board::Board;
 use crate::rules::fen::parse_position_on;
 use crate::rules::game::{Game, Status};
-use crate::rules::movegen::legal_turns;
 use crate::rules::notation::spell_turn;
 use crate::rules::position::Position;
 use crate::rules::turn::Turn;
@@ -30,10 +28,10 @@ pub struct Opening {
 }
 
 impl Opening {
-    /// The start position of a game on `board` with no turns.
-    pub fn startpos(board: Board) -> Opening {
+    /// The start position of a game under `rules`, with no turns.
+    pub fn startpos(rules: Rules) -> Opening {
         Opening {
-            start: Position::start_on(board),
+            start: rules.start(),
             turns: Vec::new(),
             spelled: Vec::new(),
         }
@@ -54,7 +52,7 @@ impl Opening {
         let words: Vec<&str> = text.split_whitespace().collect();
         let (start, turn_words) = match words.first() {
             None => return Err(OpeningError("empty opening".into())),
-            Some(&"startpos") => (Position::start_on(rules.board), &words[1..]),
+            Some(&"startpos") => (rules.start(), &words[1..]),
             Some(_) => {
                 let words = words.strip_prefix(&["fen"]).unwrap_or(&words[..]);
                 let fields = position_fields(words);
@@ -79,9 +77,7 @@ impl Opening {
                 .play_text(word)
                 .map_err(|e| OpeningError(format!("turn {} '{word}' is illegal: {e}", i + 1)))?;
             opening.turns.push(turn);
-            opening
-                .spelled
-                .push(spell_turn(&before, rules.chain_rule, turn));
+            opening.spelled.push(spell_turn(&before, &rules, turn));
             if game.status().is_over() {
                 return Err(OpeningError(format!(
                     "the game is over after turn {} '{word}'",
@@ -179,10 +175,14 @@ pub fn imbalance(game: &Game) -> Option<String> {
     }
     let position = game.position();
     let (us, them) = (position.us().count(), position.them().count());
-    if us.abs_diff(them) > MAX_MATERIAL_DIFFERENCE {
+    // A vela game is a handicap: the favoured side takes a stone a turn by its rules.
+    if us.abs_diff(them) > MAX_MATERIAL_DIFFERENCE && game.rules().vela.is_none() {
         return Some(format!("{us} stones against {them}"));
     }
-    let biggest = legal_turns(position, game.rules().chain_rule)
+    let biggest = game
+        .rules()
+        .turn_rules()
+        .legal_turns(position)
         .iter()
         .map(|turn| turn.captured().count())
         .max()
@@ -200,11 +200,11 @@ pub fn imbalance(game: &Game) -> Option<String> {
 /// generator state gives the same opening.
 pub fn random_opening(turns: u32, rules: Rules, rng: &mut Rng) -> Result<Opening, OpeningError> {
     for _ in 0..ATTEMPTS {
-        let mut opening = Opening::startpos(rules.board);
+        let mut opening = Opening::startpos(rules);
         let mut game = Game::new(opening.start, rules);
         let mut finished = true;
         for _ in 0..turns {
-            let choices = legal_turns(game.position(), rules.chain_rule);
+            let choices = rules.turn_rules().legal_turns(game.position());
             if choices.is_empty() || game.status().is_over() {
                 finished = false;
                 break;
@@ -212,7 +212,7 @@ pub fn random_opening(turns: u32, rules: Rules, rng: &mut Rng) -> Result<Opening
             let turn = choices[rng.below(choices.len() as u64) as usize];
             opening
                 .spelled
-                .push(spell_turn(game.position(), rules.chain_rule, turn));
+                .push(spell_turn(game.position(), &rules, turn));
             opening.turns.push(turn);
             game.play(turn);
         }
@@ -246,7 +246,7 @@ impl OpeningSource {
     /// The opening numbered `index` (from 0).
     pub fn opening(&self, index: u64, rules: Rules) -> Result<Opening, OpeningError> {
         match self {
-            OpeningSource::Startpos => Ok(Opening::startpos(rules.board)),
+            OpeningSource::Startpos => Ok(Opening::startpos(rules)),
             OpeningSource::List(openings) => {
                 Ok(openings[(index % openings.len() as u64) as usize].clone())
             }

@@ -285,6 +285,9 @@ impl GameRecord {
         if self.rules.chain_rule == ChainRule::Mandatory {
             tag("MandatoryContinuation", "true");
         }
+        if let Some(side) = self.rules.vela {
+            tag("Vela", side.name());
+        }
         text.push('\n');
 
         let mut tokens = Vec::new();
@@ -400,10 +403,21 @@ impl PgnGame {
                     ))
                 })?,
         };
+        let vela = match self.tag("Vela") {
+            None => None,
+            Some("white") => Some(Color::White),
+            Some("black") => Some(Color::Black),
+            Some(other) => {
+                return Err(PgnError(format!(
+                    "game at line {}: bad Vela '{other}' (white or black)",
+                    self.line
+                )));
+            }
+        };
         Ok(Rules {
             no_capture_limit,
             chain_rule,
-            vela: None,
+            vela,
             board,
         })
     }
@@ -429,7 +443,7 @@ impl PgnGame {
             Some(fen) => {
                 parse_position_on(rules.board, fen).map_err(|e| at(format!("bad FEN: {e}")))?
             }
-            None => Position::start_on(rules.board),
+            None => rules.start(),
         };
         let mut game = Game::new(start, rules);
         for (i, record) in self.moves.iter().enumerate() {

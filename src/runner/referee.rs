@@ -377,9 +377,7 @@ pub fn play_game(
         let turn = match reply.bestmove.as_str() {
             "" => Err("an empty bestmove".to_string()),
             "(none)" => Err("bestmove (none) with a legal turn to play".to_string()),
-            text => {
-                parse_turn(&before, rules.chain_rule, text).map_err(|e| format!("'{text}': {e}"))
-            }
+            text => parse_turn(&before, &rules, text).map_err(|e| format!("'{text}': {e}")),
         };
         let turn = match turn {
             Ok(turn) => turn,
@@ -388,7 +386,7 @@ pub fn play_game(
                 return finish(moves, Some(loss(side, Termination::IllegalMove, detail)));
             }
         };
-        let text = spell_turn(&before, rules.chain_rule, turn);
+        let text = spell_turn(&before, &rules, turn);
         game.play(turn);
         spelled.push(text.clone());
         moves.push(MoveRecord {

@@ -562,24 +562,36 @@ fn the_engine_plays_from_the_tables_at_the_root() {
 }
 
 /// The tables follow the `Variant` option: a folder of Dimy tables holds nothing for
-/// Tsivy, and once the game is Dimy the engine reads them and plays from them.
+/// Tsivy, and once the game is Dimy the engine reads them and plays from them. Telo, which
+/// has no tables, reads nothing and keeps Dimy's for the way back; each switch between the
+/// capture boards reads again.
 #[test]
 fn the_engine_reads_the_tables_of_the_variant_played() {
     let lines = engine_with_tables_in(
         tables_dir_on(Board::Dimy),
         &[
             "setoption name Variant value dimy",
+            "setoption name Variant value telo",
+            "setoption name Variant value dimy",
+            "setoption name Variant value tsivy",
+            "setoption name Variant value dimy",
             "position fen 5/5/2W2/5/4B w",
             "go depth 5",
         ],
     );
     let text = lines.join("\n");
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("info string tablebase: no tables in")),
-        "{text}"
-    );
+    let reads: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("info string tablebase: "))
+        .map(|l| {
+            if l.starts_with("no tables in") {
+                "none"
+            } else {
+                &l[..l.find(" layers").unwrap_or(0)]
+            }
+        })
+        .collect();
+    assert_eq!(reads, ["none", "6", "none", "6"], "{text}");
     assert!(
         lines
             .iter()

@@ -143,6 +143,8 @@ pub struct Session {
     tt: Arc<TranspositionTable>,
     /// Endgame tables from `TablebasePath`, probed at the root and lent to every search.
     tablebase: Option<Arc<Tablebase>>,
+    /// The board whose tables were last read (or looked for) from `TablebasePath`.
+    tablebase_board: Board,
     /// The network read from `EvalFile` (the built-in one by default).
     network: Arc<Network>,
     /// The Telo game, while `Variant` is `telo` (and only then).
@@ -176,6 +178,7 @@ impl Session {
             options,
             search: None,
             tablebase: None,
+            tablebase_board: Board::Tsivy,
             network: crate::engine::nnue::embedded(),
             telo: None,
             debug: false,
@@ -445,8 +448,9 @@ impl Session {
                 self.tt.clear();
                 self.telo = (self.options.variant == Variant::Telo)
                     .then(|| telo::TeloState::new(self.options.no_capture_limit));
-                if before.variant.board() != self.options.variant.board() {
-                    self.open_tablebase(); // each board has its own tables
+                // Each board has its own tables; Telo, which has none, keeps what is read.
+                if self.options.variant != Variant::Telo && self.tablebase_board != self.board() {
+                    self.open_tablebase();
                 }
             }
             Ok(Change::Other) => {}
@@ -482,6 +486,7 @@ impl Session {
     /// (Re)reads the tables for the current path and rules, and says what was found.
     fn open_tablebase(&mut self) {
         self.tablebase = None;
+        self.tablebase_board = self.board();
         let path = self.options.tablebase_path.clone();
         if path.is_empty() {
             return;

@@ -426,7 +426,7 @@ fn is_log_line(line: &str, direction: &str, text: &str) -> bool {
 // 1. Handshake
 // ---------------------------------------------------------------------------------------
 
-const OPTION_NAMES: [&str; 33] = [
+const OPTION_NAMES: [&str; 34] = [
     "Hash",
     "Clear Hash",
     "Threads",
@@ -460,6 +460,7 @@ const OPTION_NAMES: [&str; 33] = [
     "SearchNullMoveReduction",
     "SearchLateMovePruning",
     "SearchFutilityMargin",
+    "SearchProgressScale",
 ];
 
 /// Sends `hello` (`uci` or `ugi`) and checks the identification, one declaration per

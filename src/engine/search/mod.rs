@@ -125,6 +125,10 @@ pub struct SearchConfig {
     /// whose static score plus this margin per ply stays at or below alpha, search only
     /// the first paika and the killers (0: off).
     pub futility_margin: i32,
+    /// Progress: static scores shrink towards 0 as the turns without a capture add up,
+    /// to `(scale - turns) / scale` of themselves (0: off), so that the side ahead prefers
+    /// the lines that capture soonest instead of drifting into the no-capture limit.
+    pub progress_scale: i32,
 }
 
 impl Default for SearchConfig {
@@ -151,6 +155,7 @@ impl Default for SearchConfig {
             null_move_reduction: 0,
             late_move_pruning: 0,
             futility_margin: 0,
+            progress_scale: 0,
         }
     }
 }

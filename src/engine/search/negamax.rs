@@ -305,7 +305,7 @@ impl Searcher<'_> {
     /// when there is one (its accumulators follow the search by ply), else by hand.
     #[inline]
     pub(super) fn evaluate(&mut self, position: &Position, ply: usize) -> i32 {
-        if !self.config.positional_evaluation {
+        let score = if !self.config.positional_evaluation {
             evaluate_material(position)
         } else if let (Some(network), Some(stack)) =
             (self.request.network.as_deref(), self.accumulators.as_mut())
@@ -313,7 +313,12 @@ impl Searcher<'_> {
             stack.evaluate(network, position, ply)
         } else {
             evaluate(position)
-        }
+        };
+        scaled_for_progress(
+            score,
+            position.turns_since_capture(),
+            self.config.progress_scale,
+        )
     }
 
     pub(super) fn update_pv(&mut self, ply: usize, turn: Turn) {
@@ -331,5 +336,31 @@ impl Searcher<'_> {
         }
         let entry = &mut self.history[turn.from().index()][turn.to().index()];
         *entry = (*entry + depth * depth).min(KILLER_SCORE - 1);
+    }
+}
+
+/// `score` shrunk by the turns played since the last capture (see
+/// [`crate::engine::search::SearchConfig::progress_scale`]): unchanged when `scale` is 0 or no turn has passed,
+/// never past 0, never changing sign.
+#[inline]
+fn scaled_for_progress(score: i32, turns_since_capture: u32, scale: i32) -> i32 {
+    if scale <= 0 {
+        return score;
+    }
+    let turns = (turns_since_capture as i32).min(scale);
+    score * (scale - turns) / scale
+}
+
+#[cfg(test)]
+mod progress_tests {
+    use super::scaled_for_progress;
+
+    #[test]
+    fn scores_shrink_with_the_turns_since_the_last_capture() {
+        assert_eq!(scaled_for_progress(300, 50, 0), 300);
+        assert_eq!(scaled_for_progress(300, 0, 200), 300);
+        assert_eq!(scaled_for_progress(300, 50, 200), 225);
+        assert_eq!(scaled_for_progress(-300, 100, 200), -150);
+        assert_eq!(scaled_for_progress(300, 500, 200), 0);
     }
 }

@@ -75,6 +75,7 @@ pub const PARAMETERS: &[Parameter] = &[
     parameter!("SearchNullMoveReduction", null_move_reduction, 0, 6),
     parameter!("SearchLateMovePruning", late_move_pruning, 0, 40),
     parameter!("SearchFutilityMargin", futility_margin, 0, 1000),
+    parameter!("SearchProgressScale", progress_scale, 0, 1000),
 ];
 
 #[cfg(test)]

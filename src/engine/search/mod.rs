@@ -155,7 +155,7 @@ impl Default for SearchConfig {
             null_move_reduction: 0,
             late_move_pruning: 0,
             futility_margin: 0,
-            progress_scale: 0,
+            progress_scale: 200,
         }
     }
 }

@@ -750,3 +750,46 @@ fn vela_matches_play_the_handicap_game_and_their_records_replay() {
         text(&output.stderr)
     );
 }
+
+/// The pentanomial counts in a standings report.
+fn pentanomial(report: &str) -> Vec<u32> {
+    let line = report
+        .lines()
+        .find(|l| l.contains("pairs by points"))
+        .unwrap_or_else(|| panic!("no pair counts in {report}"));
+    let inside = &line[line.find(": [").expect("counts") + 3..line.find(']').expect("counts")];
+    inside.split(", ").map(|n| n.parse().unwrap()).collect()
+}
+
+/// Two separate matches (a test continued with another seed), summarised together: each
+/// keeps its own pairs, so the pair counts are the sums of the two matches' counts.
+#[test]
+fn summaries_of_separate_matches_keep_each_matchs_pairs() {
+    let scratch = Scratch::new("continued");
+    let mut reports = Vec::new();
+    let mut files = Vec::new();
+    for seed in [7, 10] {
+        let pgn = scratch.arg(&format!("part-{seed}.pgn"));
+        // Equal engines: a pair's two games go to the same colour, so pairing the games
+        // of one colour across the two files changes the counts (with these seeds, White
+        // wins the third pair of both matches).
+        let mut args = vato_engine("one", "depth=2");
+        args.extend(vato_engine("other", "depth=2"));
+        args.extend(words(&format!(
+            "--games 2 --rounds 3 --random-openings 4 --seed {seed} --pgn {pgn}"
+        )));
+        reports.push(assert_success(&vato_match(&args)));
+        files.push(pgn);
+    }
+    let summary = assert_success(&vato_match(&words(&format!(
+        "--summary {} {}",
+        files[0], files[1]
+    ))));
+    let sum: Vec<u32> = pentanomial(&reports[0])
+        .iter()
+        .zip(pentanomial(&reports[1]))
+        .map(|(a, b)| a + b)
+        .collect();
+    assert_eq!(pentanomial(&summary), sum, "{summary}");
+    assert!(summary.contains("(6 pairs)"), "{summary}");
+}

@@ -97,11 +97,13 @@ pub fn generated_openings(
 /// Reads record files, replays every game and returns the standings report. A game that
 /// does not replay is reported and left out. The games of several files (the records of a
 /// match's shards) are counted in schedule order, by their `GameNumber` tags, so that the
-/// report is the one the unsharded match would have printed.
+/// report is the one the unsharded match would have printed. Files whose game numbers
+/// repeat are separate matches (a test continued with another seed): each file's games
+/// are then counted in turn, and its pairs kept apart from the other files'.
 pub fn summarize(paths: &[PathBuf], sprt: Option<&stats::Sprt>) -> Result<String> {
     let mut report = String::new();
     let mut outcomes = Vec::new();
-    for path in paths {
+    for (file, path) in paths.iter().enumerate() {
         let text = std::fs::read_to_string(path)
             .map_err(|e| anyhow!("cannot read {}: {e}", path.display()))?;
         let games = parse_pgn(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
@@ -128,7 +130,7 @@ pub fn summarize(paths: &[PathBuf], sprt: Option<&stats::Sprt>) -> Result<String
                 result,
                 termination: game.termination().unwrap_or(pgn::Termination::Normal),
             };
-            outcomes.push((number, outcome));
+            outcomes.push((file, number, outcome));
         }
         report.push_str(&format!(
             "{}: {} games{}\n",
@@ -142,11 +144,22 @@ pub fn summarize(paths: &[PathBuf], sprt: Option<&stats::Sprt>) -> Result<String
         ));
     }
     if paths.len() > 1 {
-        // Stable: records without a number keep their order, after the numbered ones.
-        outcomes.sort_by_key(|(number, _)| *number);
+        let mut numbers = HashSet::new();
+        let separate_matches = outcomes
+            .iter()
+            .any(|(_, number, _)| *number != u64::MAX && !numbers.insert(*number));
+        if separate_matches {
+            for (file, _, outcome) in &mut outcomes {
+                outcome.pair = format!("{file}:{}", outcome.pair);
+            }
+            outcomes.sort_by_key(|(file, number, _)| (*file, *number));
+        } else {
+            // Stable: records without a number keep their order, after the numbered ones.
+            outcomes.sort_by_key(|(_, number, _)| *number);
+        }
     }
     let mut standings = Standings::default();
-    for (_, outcome) in &outcomes {
+    for (_, _, outcome) in &outcomes {
         standings.add(outcome);
     }
     report.push_str(&standings.report(None));

@@ -410,9 +410,7 @@ impl EngineOptions {
                     "Vela" => {
                         self.vela = match text.trim().to_ascii_lowercase().as_str() {
                             "none" => None,
-                            "white" => Some(Color::White),
-                            "black" => Some(Color::Black),
-                            _ => return Err(refusal()),
+                            side => Some(Color::from_name(side).ok_or_else(refusal)?),
                         }
                     }
                     _ => unreachable!("every combo option is listed"),

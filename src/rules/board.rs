@@ -59,6 +59,12 @@ impl Board {
         }
     }
 
+    /// The number of points: 45 for Tsivy, 25 for Dimy.
+    #[inline]
+    pub const fn point_count(self) -> usize {
+        self.points().bits().count_ones() as usize
+    }
+
     /// The points of Tsivy's board that this board lacks.
     #[inline]
     pub const fn off_board(self) -> Bitboard {

@@ -43,6 +43,13 @@ impl Color {
             Color::Black => "black",
         }
     }
+
+    /// The colour whose [`Color::name`] is `name` (lower case, exactly).
+    pub fn from_name(name: &str) -> Option<Color> {
+        [Color::White, Color::Black]
+            .into_iter()
+            .find(|color| color.name() == name)
+    }
 }
 
 /// Why a set of stones and counters is not a position.

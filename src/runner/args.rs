@@ -279,11 +279,8 @@ pub fn parse_board(text: &str) -> Result<Board, String> {
 
 /// A side, `white` or `black`, in any case.
 pub fn parse_side(text: &str) -> Result<Color, String> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "white" => Ok(Color::White),
-        "black" => Ok(Color::Black),
-        _ => Err(format!("'{text}' is not a side: write white or black")),
-    }
+    Color::from_name(&text.trim().to_ascii_lowercase())
+        .ok_or_else(|| format!("'{text}' is not a side: write white or black"))
 }
 
 impl MatchArgs {

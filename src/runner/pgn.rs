@@ -405,14 +405,12 @@ impl PgnGame {
         };
         let vela = match self.tag("Vela") {
             None => None,
-            Some("white") => Some(Color::White),
-            Some("black") => Some(Color::Black),
-            Some(other) => {
-                return Err(PgnError(format!(
-                    "game at line {}: bad Vela '{other}' (white or black)",
+            Some(name) => Some(Color::from_name(name).ok_or_else(|| {
+                PgnError(format!(
+                    "game at line {}: bad Vela '{name}' (white or black)",
                     self.line
-                )));
-            }
+                ))
+            })?),
         };
         Ok(Rules {
             no_capture_limit,

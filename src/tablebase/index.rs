@@ -33,16 +33,9 @@ pub fn binomial(n: usize, k: usize) -> u64 {
     }
 }
 
-/// The number of points of `board`.
-fn point_count(board: Board) -> usize {
-    board.points().count() as usize
-}
-
-const _: () = assert!(Board::Dimy.points().bits().count_ones() == 25);
-
 /// The number of positions in layer `(a, b)` on `board` of `n` points: `C(n, a) * C(n - a, b)`.
 pub fn layer_size(board: Board, a: usize, b: usize) -> u64 {
-    let n = point_count(board);
+    let n = board.point_count();
     binomial(n, a) * binomial(n - a.min(n), b)
 }
 
@@ -120,7 +113,12 @@ fn expand(bits: u64, taken: u64) -> u64 {
 pub fn index_of(board: Board, us: Bitboard, them: Bitboard) -> u64 {
     match board {
         Board::Tsivy => index_in::<NUM_SQUARES, 0>(us.bits(), them.bits()),
-        Board::Dimy => index_in::<25, { Board::Dimy.off_board().bits() }>(us.bits(), them.bits()),
+        Board::Dimy => {
+            index_in::<{ Board::Dimy.point_count() }, { Board::Dimy.off_board().bits() }>(
+                us.bits(),
+                them.bits(),
+            )
+        }
     }
 }
 
@@ -138,7 +136,10 @@ fn index_in<const N: usize, const OFF: u64>(us: u64, them: u64) -> u64 {
 pub fn placement_of(board: Board, a: usize, b: usize, index: u64) -> (Bitboard, Bitboard) {
     let (us, them) = match board {
         Board::Tsivy => placement_in::<NUM_SQUARES, 0>(a, b, index),
-        Board::Dimy => placement_in::<25, { Board::Dimy.off_board().bits() }>(a, b, index),
+        Board::Dimy => placement_in::<
+            { Board::Dimy.point_count() },
+            { Board::Dimy.off_board().bits() },
+        >(a, b, index),
     };
     (Bitboard::from_bits(us), Bitboard::from_bits(them))
 }

@@ -275,7 +275,8 @@ impl TurnCounting {
         let single_steps = walk.expand::<true, OPTIONAL>(root);
         while walk.pending_len > 0 {
             walk.pending_len -= 1;
-            let node = walk.pending[walk.pending_len];
+            // The mask, a no-op (pushing checks the bound), spares a bounds check here.
+            let node = walk.pending[walk.pending_len & (PENDING_CAPACITY - 1)];
             walk.expand::<false, OPTIONAL>(node);
         }
         single_steps + walk.longer.len(walk.used_slots)

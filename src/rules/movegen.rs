@@ -183,10 +183,12 @@ pub fn count_turns(
     count
 }
 
-/// Room for the counting walk's pending steps. A step taken up queues at most 12 more (six
-/// directions, each by approach and by withdrawal), a first step 16; every step captures,
-/// so a walk's path has at most 44 steps, and each step of the path leaves at most 11 of its
-/// siblings waiting: 16 + 11 * 44 + 12 < 512.
+/// Room for the counting walk's pending steps. The stone's first steps are at most 16
+/// (eight directions, each by approach and by withdrawal), a later step has at most 12 next
+/// steps (six directions). Every step captures one or more of at most 44 enemy stones, so a
+/// step with next steps is at most the 43rd of its turn. The stack holds the next steps of
+/// the step being taken up and the waiting siblings of each step on its path, at most 15
+/// for the first and 11 for each later one: 12 + 15 + 11 * 42 = 489 < 512.
 const PENDING_CAPACITY: usize = 512;
 
 /// Reusable memory for [`count_turns`], so that counting never allocates once warmed up.
@@ -1030,5 +1032,28 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn turn_keys_count_each_key_once_also_when_homes_collide() {
+        let home = |key: u64| key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58;
+        // Three keys with one home: the second and third go to the overflow list.
+        let shared: Vec<u64> = (1..).filter(|&k| home(k) == home(1)).take(3).collect();
+        let other = (1..).find(|&k| home(k) != home(1)).unwrap();
+        let mut keys = TurnKeys::default();
+        let mut used = 0;
+        for key in [
+            shared[0], shared[1], other, shared[2], shared[1], shared[0], other,
+        ] {
+            keys.insert(&mut used, key);
+        }
+        assert_eq!(keys.len(used), 4);
+        // Cleared (the list, and the caller's word), the set starts anew.
+        keys.clear();
+        let mut used = 0;
+        for key in [shared[1], shared[0], shared[1]] {
+            keys.insert(&mut used, key);
+        }
+        assert_eq!(keys.len(used), 2);
     }
 }

@@ -190,6 +190,8 @@ pub fn count_turns(
 /// the step being taken up and the waiting siblings of each step on its path, at most 15
 /// for the first and 11 for each later one: 12 + 15 + 11 * 42 = 489 < 512.
 const PENDING_CAPACITY: usize = 512;
+// Popping masks the index with `PENDING_CAPACITY - 1`.
+const _: () = assert!(PENDING_CAPACITY.is_power_of_two());
 
 /// Reusable memory for [`count_turns`], so that counting never allocates once warmed up.
 pub struct TurnCounting {

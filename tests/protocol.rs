@@ -426,7 +426,7 @@ fn is_log_line(line: &str, direction: &str, text: &str) -> bool {
 // 1. Handshake
 // ---------------------------------------------------------------------------------------
 
-const OPTION_NAMES: [&str; 34] = [
+const OPTION_NAMES: [&str; 35] = [
     "Hash",
     "Clear Hash",
     "Threads",
@@ -461,6 +461,7 @@ const OPTION_NAMES: [&str; 34] = [
     "SearchLateMovePruning",
     "SearchFutilityMargin",
     "SearchProgressScale",
+    "Contempt",
 ];
 
 /// Sends `hello` (`uci` or `ugi`) and checks the identification, one declaration per

@@ -191,6 +191,38 @@ fn repetition_counts_as_a_draw() {
     assert_eq!(reports.last().unwrap().score, Score::Centi(0));
 }
 
+/// The repetition test's position after seven turns, Black to move, with its history.
+fn repeating_history() -> Vec<Position> {
+    let mut p = parse_position("9/9/4W4/9/B8 w").unwrap();
+    let mut history = vec![p];
+    for text in ["e3e4", "a1a2", "e4e3", "a2a1", "e3e4", "a1a2", "e4e3"] {
+        let turn =
+            vato::rules::notation::parse_turn(&p, vato::rules::ChainRule::Optional, text).unwrap();
+        p = p.play(turn);
+        history.push(p);
+    }
+    history
+}
+
+#[test]
+fn contempt_makes_a_draw_worth_less_to_the_side_searching() {
+    let searched = |contempt: i32| {
+        let history = repeating_history();
+        let before = *history.last().unwrap();
+        let mut req = request(history, depth(1));
+        req.config.contempt = contempt;
+        let mut reports = Vec::new();
+        let outcome = search(&req, &Signals::new(false), &mut |r| reports.push(r));
+        let best = spell_turn(&before, Rules::default().chain_rule, outcome.best.unwrap());
+        (best, reports.last().unwrap().score)
+    };
+    // Black's other turns score about 0: a draw worth +50 is taken, one worth -50 is not.
+    assert_eq!(searched(-50), ("a2a1".to_string(), Score::Centi(50)));
+    let (best, score) = searched(50);
+    assert_ne!(best, "a2a1");
+    assert!(matches!(score, Score::Centi(s) if s > -50), "{score:?}");
+}
+
 #[test]
 fn multipv_reports_distinct_lines_in_order() {
     let mut req = request(vec![Position::start()], depth(2));

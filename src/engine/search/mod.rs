@@ -129,6 +129,10 @@ pub struct SearchConfig {
     /// to `(scale - turns) / scale` of themselves (0: off), so that the side ahead prefers
     /// the lines that capture soonest instead of drifting into the no-capture limit.
     pub progress_scale: i32,
+    /// Contempt, in centi-stones: a draw is worth this much less than 0 to the side that
+    /// started the search and this much more to its opponent, so that a stronger engine
+    /// steers away from draws it could play on from (0: a draw is 0 to both).
+    pub contempt: i32,
 }
 
 impl Default for SearchConfig {
@@ -156,6 +160,7 @@ impl Default for SearchConfig {
             late_move_pruning: 0,
             futility_margin: 0,
             progress_scale: 200,
+            contempt: 0,
         }
     }
 }

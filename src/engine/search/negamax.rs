@@ -8,6 +8,7 @@ use crate::engine::tt::Bound;
 use crate::rules::movegen::{has_capture, opponent_has_capture};
 use crate::rules::position::Position;
 use crate::rules::turn::Turn;
+use crate::tablebase::Outcome as TablebaseOutcome;
 
 /// Ordering scores: hash turn, then captures by stones taken, then killers, then history.
 const HASH_TURN_SCORE: i32 = 1 << 30;
@@ -33,6 +34,17 @@ impl Searcher<'_> {
     fn is_draw(&self, position: &Position) -> bool {
         let limit = self.request.rules.no_capture_limit;
         (limit > 0 && position.turns_since_capture() >= limit) || self.is_repetition()
+    }
+
+    /// The score of a draw `ply` plies from the root for the side to move there: the
+    /// root's side moves at even plies (a turn is one ply, a pass included).
+    #[inline]
+    fn draw_score(&self, ply: usize) -> i32 {
+        if ply.is_multiple_of(2) {
+            -self.config.contempt
+        } else {
+            self.config.contempt
+        }
     }
 
     /// Orders `turns` by putting a score for each in `scores`.
@@ -86,7 +98,7 @@ impl Searcher<'_> {
         self.pv_table[ply].clear();
         if self.is_draw(position) {
             self.nodes += 1;
-            return 0;
+            return self.draw_score(ply);
         }
         if ply > 0
             && let Some(score) = self.probe_tablebase(position, ply)
@@ -298,7 +310,10 @@ impl Searcher<'_> {
             return None;
         }
         self.tbhits += 1;
-        Some(tablebase_score(value, ply))
+        Some(match value.outcome {
+            TablebaseOutcome::Draw => self.draw_score(ply),
+            _ => tablebase_score(value, ply),
+        })
     }
 
     /// The static score of `position`, found `ply` plies from the root: by the network

@@ -76,6 +76,7 @@ pub const PARAMETERS: &[Parameter] = &[
     parameter!("SearchLateMovePruning", late_move_pruning, 0, 40),
     parameter!("SearchFutilityMargin", futility_margin, 0, 1000),
     parameter!("SearchProgressScale", progress_scale, 0, 1000),
+    parameter!("Contempt", contempt, -200, 200),
 ];
 
 #[cfg(test)]

@@ -167,31 +167,21 @@ fn node_limits_are_exact_and_searches_repeat() {
 
 #[test]
 fn repetition_counts_as_a_draw() {
-    // White is a stone up but the only way on repeats the position: with the history
-    // given, the search sees the draw in the line that repeats.
-    let start = parse_position("9/9/4W4/9/B8 w").unwrap();
-    let mut history = vec![start];
-    let mut p = start;
-    for text in ["e3e4", "a1a2", "e4e3", "a2a1", "e3e4", "a1a2", "e4e3"] {
-        let turn =
-            vato::rules::notation::parse_turn(&p, vato::rules::ChainRule::Optional, text).unwrap();
-        p = p.play(turn);
-        history.push(p);
-    }
-    // Black to move: a2a1 repeats the start position a third time.
+    // With the history given, the search sees the draw in the line that repeats.
     let mut reports = Vec::new();
     let outcome = search(
-        &request(history, depth(1)),
+        &request(repeating_history(), depth(1)),
         &Signals::new(false),
         &mut |r| reports.push(r),
     );
     assert!(outcome.best.is_some());
-    // Material says -100 for Black; any turn but the repetition keeps that, the
-    // repetition scores 0, so a draw is what Black picks.
+    // One stone each: the repetition scores 0 and so does Black's best other turn (the
+    // draw's own value is checked by giving it another, with contempt, below).
     assert_eq!(reports.last().unwrap().score, Score::Centi(0));
 }
 
-/// The repetition test's position after seven turns, Black to move, with its history.
+/// Seven turns from "9/9/4W4/9/B8 w" with the positions before them: Black to move, and
+/// a2a1 repeats the start position a third time.
 fn repeating_history() -> Vec<Position> {
     let mut p = parse_position("9/9/4W4/9/B8 w").unwrap();
     let mut history = vec![p];

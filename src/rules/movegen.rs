@@ -286,8 +286,9 @@ impl CountingWalk<'_> {
     /// merges with another (see `ChainSink::finish`).
     #[inline(always)]
     fn expand<const FIRST: bool, const OPTIONAL: bool>(&mut self, node: PendingStep) -> usize {
-        // The loop of `ChainWalk::extend`, written out again on purpose: shared through a
-        // closure, it cost 2% more instructions here and 1% more in `bench`. Approaches
+        // The loop of `ChainWalk::extend` (sharing its landing lookup, `next_landing`),
+        // written out again on purpose: shared through a closure, it cost 2% more
+        // instructions here and 1% more in `bench`. Approaches
         // first, then withdrawals: a landing point with both is looked up twice, which is
         // rare and cheaper than testing both kinds at every landing point. A macro rather
         // than a function for the two loops: as a function (a constant parameter for the
@@ -298,11 +299,7 @@ impl CountingWalk<'_> {
             ($landings:expr, $line:ident, $run_flip:expr) => {
                 let mut landings = $landings;
                 while landings != 0 {
-                    let to = landings.trailing_zeros() as usize & (TABLE_ROWS - 1);
-                    let to_bit = landings & landings.wrapping_neg();
-                    landings &= landings - 1;
-                    let d = DIRECTION_BETWEEN[at][to] as usize & 7;
-                    let arrival = &ARRIVALS[to][d];
+                    let (to, to_bit, d, arrival) = next_landing(at, &mut landings);
                     let run = capture_run(arrival.$line, d ^ $run_flip, node.them);
                     single_steps += self.land::<FIRST, OPTIONAL>(
                         to as u8,
@@ -790,6 +787,17 @@ struct ChainWalk {
     chain_rule: ChainRule,
 }
 
+/// Takes the lowest landing point out of `landings` for a step from `at`: the point, its
+/// bit, the step's direction and its arrival record.
+#[inline(always)]
+fn next_landing(at: usize, landings: &mut u64) -> (usize, u64, usize, &'static Arrival) {
+    let to = landings.trailing_zeros() as usize & (TABLE_ROWS - 1);
+    let to_bit = *landings & landings.wrapping_neg();
+    *landings &= *landings - 1;
+    let d = DIRECTION_BETWEEN[at][to] as usize & 7;
+    (to, to_bit, d, &ARRIVALS[to][d])
+}
+
 impl ChainWalk {
     /// Takes every capturing step from `at`: by approach to each point of `approach`, by
     /// withdrawal to each point of `withdrawal` (in point order, approach first on a point
@@ -806,11 +814,7 @@ impl ChainWalk {
         let at = at as usize & (TABLE_ROWS - 1);
         let mut landings = approach | withdrawal;
         while landings != 0 {
-            let to = landings.trailing_zeros() as usize & (TABLE_ROWS - 1);
-            let to_bit = landings & landings.wrapping_neg();
-            landings &= landings - 1;
-            let d = DIRECTION_BETWEEN[at][to] as usize & 7;
-            let arrival = &ARRIVALS[to][d];
+            let (to, to_bit, d, arrival) = next_landing(at, &mut landings);
             let next_visited = visited | to_bit;
             if approach & to_bit != 0 {
                 let run = capture_run(arrival.approach_line, d, them);

@@ -62,6 +62,9 @@ pub enum Command {
         /// Evaluate by hand-written terms instead of the built-in network.
         #[arg(long)]
         hand_written: bool,
+        /// Evaluate with this network instead of the built-in one.
+        #[arg(long, value_name = "FILE", conflicts_with = "hand_written")]
+        eval_file: Option<std::path::PathBuf>,
         /// The game whose positions are searched: tsivy or dimy (dimy is always evaluated
         /// by the hand-written terms, the network knowing Tsivy only).
         #[arg(long, value_name = "GAME", default_value = "tsivy", value_parser = crate::runner::args::parse_board)]
@@ -124,10 +127,17 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
         Command::Bench {
             depth,
             hand_written,
+            eval_file,
             variant,
         } => {
             let tsivy = variant == crate::rules::board::Board::Tsivy;
-            let network = (!hand_written && tsivy).then(crate::engine::nnue::embedded);
+            let network = match eval_file {
+                _ if hand_written || !tsivy => None,
+                Some(path) => Some(std::sync::Arc::new(crate::engine::nnue::Network::load(
+                    &path,
+                )?)),
+                None => Some(crate::engine::nnue::embedded()),
+            };
             for line in crate::engine::bench::run(Some(depth), variant, network) {
                 writeln!(out, "{line}")?;
             }

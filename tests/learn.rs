@@ -59,10 +59,11 @@ fn data_from_two_runs_trains_a_network_that_the_engine_loads() {
         "2",
         "--batch",
         "256",
+        "--second-layer",
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(
-        text(&out.stdout).starts_with("wrote "),
+        text(&out.stdout).starts_with("wrote ") && text(&out.stdout).ends_with("second layer\n"),
         "{}",
         text(&out.stdout)
     );
@@ -102,6 +103,16 @@ fn data_from_two_runs_trains_a_network_that_the_engine_loads() {
     let said = text(&out.stdout);
     assert!(said.contains("info string network: "), "{said}");
     assert!(said.contains("bestmove "), "{said}");
+
+    // `bench` searches with it too; a damaged network file is refused in one line.
+    let out = vato(&["bench", "--depth", "2", "--eval-file", path(&net)]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).trim_end().ends_with(" nps"));
+    let out = vato(&["bench", "--depth", "2", "--eval-file", path(&damaged)]);
+    assert!(!out.status.success());
+    let error = text(&out.stderr);
+    assert!(error.contains("not a Vato network file"), "{error}");
+    assert_eq!(error.trim_end().lines().count(), 1, "{error}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

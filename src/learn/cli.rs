@@ -146,6 +146,9 @@ pub struct TrainArgs {
     /// Go on from OUTPUT.checkpoint, written after every epoch, instead of starting anew.
     #[arg(long)]
     pub resume: bool,
+    /// Add a second layer of 16 clipped values between the accumulator and the output.
+    #[arg(long)]
+    pub second_layer: bool,
 }
 
 /// Runs `vato train`.
@@ -174,6 +177,7 @@ pub fn run_train(args: TrainArgs, out: &mut impl Write) -> Result<()> {
         threads: args.threads.into(),
         seed: args.seed,
         augment: !args.no_augment,
+        second_layer: args.second_layer,
         checkpoint: Some(checkpoint),
         verbose: true,
     };
@@ -195,7 +199,11 @@ pub fn run_train(args: TrainArgs, out: &mut impl Write) -> Result<()> {
         config.lambda,
         config.seed,
         if config.augment { ", mirrored" } else { "" }
-    );
+    ) + if config.second_layer {
+        ", second layer"
+    } else {
+        ""
+    };
     let trained = train(&records, &config, &description)?;
     trained.network.save(&args.output)?;
     writeln!(

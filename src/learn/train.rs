@@ -12,8 +12,9 @@
 
 use super::data::Record;
 use crate::engine::nnue::features::{INPUTS, feature};
+use crate::engine::nnue::network::SecondLayer;
 use crate::engine::nnue::network::bucket;
-use crate::engine::nnue::{BUCKETS, EVAL_SCALE, HIDDEN, Network, QA, QB, TrainingSummary};
+use crate::engine::nnue::{BUCKETS, EVAL_SCALE, HIDDEN, LAYER2, Network, QA, QB, TrainingSummary};
 use crate::progress::JobProgress;
 use crate::random::Rng;
 use crate::rules::geometry::{NUM_SQUARES, Square};
@@ -37,8 +38,24 @@ const FEATURE_WEIGHTS: usize = 0;
 const FEATURE_BIAS: usize = FEATURE_WEIGHTS + INPUTS * HIDDEN;
 const OUTPUT_WEIGHTS: usize = FEATURE_BIAS + HIDDEN;
 const OUTPUT_BIAS: usize = OUTPUT_WEIGHTS + BUCKETS * 2 * HIDDEN;
-/// Parameters in all.
-const PARAMETERS: usize = OUTPUT_BIAS + BUCKETS;
+/// Parameters of a network without the second layer.
+const FIRST_LAYER_PARAMETERS: usize = OUTPUT_BIAS + BUCKETS;
+// The optional second layer follows: its weights (one row of 2 x HIDDEN per value), its
+// biases, and per bucket the output's weights of its values.
+const LAYER2_WEIGHTS: usize = FIRST_LAYER_PARAMETERS;
+const LAYER2_BIAS: usize = LAYER2_WEIGHTS + LAYER2 * 2 * HIDDEN;
+const LAYER2_OUTPUT: usize = LAYER2_BIAS + LAYER2;
+/// Parameters of a network with the second layer.
+const TWO_LAYER_PARAMETERS: usize = LAYER2_OUTPUT + BUCKETS * LAYER2;
+
+/// How many parameters a network has, with or without the second layer.
+fn parameter_count(second_layer: bool) -> usize {
+    if second_layer {
+        TWO_LAYER_PARAMETERS
+    } else {
+        FIRST_LAYER_PARAMETERS
+    }
+}
 
 /// Training settings.
 #[derive(Clone, Debug)]
@@ -62,6 +79,9 @@ pub struct TrainConfig {
     /// Mirror each position by a random symmetry of the board (the four preserve the
     /// rules and the value).
     pub augment: bool,
+    /// Add a second layer of [`LAYER2`] clipped values between the accumulator and the
+    /// output (which keeps its direct weights from the accumulator as well).
+    pub second_layer: bool,
     /// Where to keep the state after each epoch, to resume from.
     pub checkpoint: Option<PathBuf>,
     /// Whether to show progress and per-epoch lines on standard error.
@@ -80,6 +100,7 @@ impl Default for TrainConfig {
             threads: 2,
             seed: 1,
             augment: true,
+            second_layer: false,
             checkpoint: None,
             verbose: true,
         }
@@ -97,10 +118,11 @@ struct State {
 }
 
 impl State {
-    fn new(seed: u64) -> State {
+    fn new(seed: u64, second_layer: bool) -> State {
+        let parameters = parameter_count(second_layer);
         let mut rng = Rng::new(seed);
         let mut uniform = |limit: f32| (rng.next_unit() as f32 * 2.0 - 1.0) * limit;
-        let mut params = vec![0.0f32; PARAMETERS];
+        let mut params = vec![0.0f32; parameters];
         for p in &mut params[FEATURE_WEIGHTS..FEATURE_BIAS] {
             *p = uniform(0.1);
         }
@@ -110,19 +132,30 @@ impl State {
         for p in &mut params[OUTPUT_WEIGHTS..OUTPUT_BIAS] {
             *p = uniform(1.0 / 16.0);
         }
+        if second_layer {
+            for p in &mut params[LAYER2_WEIGHTS..LAYER2_BIAS] {
+                *p = uniform(1.0 / 16.0);
+            }
+            for p in &mut params[LAYER2_BIAS..LAYER2_OUTPUT] {
+                *p = 0.25;
+            }
+            for p in &mut params[LAYER2_OUTPUT..] {
+                *p = uniform(1.0 / 4.0);
+            }
+        }
         State {
             epoch: 0,
             step: 0,
             params,
-            m: vec![0.0; PARAMETERS],
-            v: vec![0.0; PARAMETERS],
+            m: vec![0.0; parameters],
+            v: vec![0.0; parameters],
         }
     }
 
     fn to_bytes(&self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(16 + 12 * PARAMETERS + 8);
+        let mut b = Vec::with_capacity(16 + 12 * self.params.len() + 8);
         b.extend_from_slice(CHECKPOINT_MAGIC);
-        b.extend_from_slice(&(PARAMETERS as u64).to_le_bytes());
+        b.extend_from_slice(&(self.params.len() as u64).to_le_bytes());
         b.extend_from_slice(&self.epoch.to_le_bytes());
         b.extend_from_slice(&self.step.to_le_bytes());
         for list in [&self.params, &self.m, &self.v] {
@@ -135,8 +168,8 @@ impl State {
         b
     }
 
-    fn from_bytes(bytes: &[u8]) -> Result<State> {
-        let expected = 8 + 8 + 4 + 8 + 12 * PARAMETERS + 8;
+    fn from_bytes(bytes: &[u8], parameters: usize) -> Result<State> {
+        let expected = 8 + 8 + 4 + 8 + 12 * parameters + 8;
         if bytes.len() < 8 || &bytes[..8] != CHECKPOINT_MAGIC {
             bail!("not a Vato training checkpoint");
         }
@@ -151,7 +184,7 @@ impl State {
             bail!("checksum mismatch (the file is damaged)");
         }
         let floats = |from: usize| -> Vec<f32> {
-            body[from..from + 4 * PARAMETERS]
+            body[from..from + 4 * parameters]
                 .chunks_exact(4)
                 .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
                 .collect()
@@ -161,8 +194,8 @@ impl State {
             epoch: u32::from_le_bytes(body[16..20].try_into().unwrap()),
             step: u64::from_le_bytes(body[20..28].try_into().unwrap()),
             params: floats(start),
-            m: floats(start + 4 * PARAMETERS),
-            v: floats(start + 8 * PARAMETERS),
+            m: floats(start + 4 * parameters),
+            v: floats(start + 8 * parameters),
         })
     }
 }
@@ -229,9 +262,19 @@ fn sample(record: &Record, map: &[u8; NUM_SQUARES], lambda: f32) -> Sample {
     s
 }
 
-/// The forward pass: the accumulators of both sides (before the activation) and the
-/// output `y`, in units of `EVAL_SCALE` hundredths of a stone.
-fn forward(params: &[f32], s: &Sample) -> ([[f32; HIDDEN]; 2], f32) {
+/// What the forward pass keeps for the backward one: the accumulators of both sides and
+/// the second layer's values (both before their activation), and the output `y`, in units
+/// of `EVAL_SCALE` hundredths of a stone.
+struct Forward {
+    acc: [[f32; HIDDEN]; 2],
+    /// Both accumulators after the activation, the side to move's first.
+    clipped: [f32; 2 * HIDDEN],
+    layer2: [f32; LAYER2],
+    y: f32,
+}
+
+/// The forward pass; `params` has the second layer if it is longer than the first's.
+fn forward(params: &[f32], s: &Sample) -> Forward {
     let mut acc = [[0f32; HIDDEN]; 2];
     for (side, inputs) in [&s.ours, &s.theirs].into_iter().enumerate() {
         acc[side].copy_from_slice(&params[FEATURE_BIAS..FEATURE_BIAS + HIDDEN]);
@@ -242,35 +285,89 @@ fn forward(params: &[f32], s: &Sample) -> ([[f32; HIDDEN]; 2], f32) {
             }
         }
     }
-    let out = OUTPUT_WEIGHTS + s.bucket as usize * 2 * HIDDEN;
-    let mut y = params[OUTPUT_BIAS + s.bucket as usize];
+    let bucket = s.bucket as usize;
+    let out = OUTPUT_WEIGHTS + bucket * 2 * HIDDEN;
+    let mut y = params[OUTPUT_BIAS + bucket];
+    let mut clipped = [0f32; 2 * HIDDEN];
     for side in 0..2 {
         let weights = &params[out + side * HIDDEN..][..HIDDEN];
-        for (a, w) in acc[side].iter().zip(weights) {
-            y += a.clamp(0.0, 1.0) * w;
+        for ((a, w), c) in acc[side]
+            .iter()
+            .zip(weights)
+            .zip(&mut clipped[side * HIDDEN..])
+        {
+            *c = a.clamp(0.0, 1.0);
+            y += *c * w;
         }
     }
-    (acc, y)
+    let mut layer2 = [0f32; LAYER2];
+    if params.len() == TWO_LAYER_PARAMETERS {
+        let outputs = &params[LAYER2_OUTPUT + bucket * LAYER2..][..LAYER2];
+        for (k, z) in layer2.iter_mut().enumerate() {
+            let row = &params[LAYER2_WEIGHTS + k * 2 * HIDDEN..][..2 * HIDDEN];
+            *z =
+                params[LAYER2_BIAS + k] + row.iter().zip(&clipped).map(|(w, c)| w * c).sum::<f32>();
+            y += z.clamp(0.0, 1.0) * outputs[k];
+        }
+    }
+    Forward {
+        acc,
+        clipped,
+        layer2,
+        y,
+    }
 }
 
 /// Forward pass, and with `gradient` the backward pass added into it; returns the loss.
 fn pass(params: &[f32], s: &Sample, gradient: Option<&mut [f32]>) -> f32 {
-    let (acc, y) = forward(params, s);
-    let out = OUTPUT_WEIGHTS + s.bucket as usize * 2 * HIDDEN;
+    let Forward {
+        acc,
+        clipped,
+        layer2,
+        y,
+    } = forward(params, s);
+    let bucket = s.bucket as usize;
+    let out = OUTPUT_WEIGHTS + bucket * 2 * HIDDEN;
     let k = EVAL_SCALE as f32 / SCORE_SCALE;
     let predicted = sigmoid(y * k);
     let error = predicted - s.target;
     if let Some(g) = gradient {
         let dy = 2.0 * error * predicted * (1.0 - predicted) * k;
-        g[OUTPUT_BIAS + s.bucket as usize] += dy;
+        g[OUTPUT_BIAS + bucket] += dy;
+        // The gradient of each clipped accumulator value, through the output's direct
+        // weights and through the second layer.
+        let mut dclipped = [0f32; 2 * HIDDEN];
+        for (j, d) in dclipped.iter_mut().enumerate() {
+            *d = dy * params[out + j];
+        }
+        if params.len() == TWO_LAYER_PARAMETERS {
+            let outputs = LAYER2_OUTPUT + bucket * LAYER2;
+            for (k, &z) in layer2.iter().enumerate() {
+                g[outputs + k] += dy * z.clamp(0.0, 1.0);
+                if z <= 0.0 || z >= 1.0 {
+                    continue;
+                }
+                let dz = dy * params[outputs + k];
+                g[LAYER2_BIAS + k] += dz;
+                let row = LAYER2_WEIGHTS + k * 2 * HIDDEN..LAYER2_WEIGHTS + (k + 1) * 2 * HIDDEN;
+                for (((gw, w), c), d) in g[row.clone()]
+                    .iter_mut()
+                    .zip(&params[row])
+                    .zip(&clipped)
+                    .zip(&mut dclipped)
+                {
+                    *gw += dz * c;
+                    *d += dz * w;
+                }
+            }
+        }
         for (side, inputs) in [&s.ours, &s.theirs].into_iter().enumerate() {
             let mut da = [0f32; HIDDEN];
             for j in 0..HIDDEN {
                 let a = acc[side][j];
-                let w = out + side * HIDDEN + j;
-                g[w] += dy * a.clamp(0.0, 1.0);
+                g[out + side * HIDDEN + j] += dy * a.clamp(0.0, 1.0);
                 if a > 0.0 && a < 1.0 {
-                    da[j] = dy * params[w];
+                    da[j] = dclipped[side * HIDDEN + j];
                 }
             }
             for (gb, d) in g[FEATURE_BIAS..FEATURE_BIAS + HIDDEN].iter_mut().zip(&da) {
@@ -350,7 +447,7 @@ pub fn train(records: &[Record], config: &TrainConfig, description: &str) -> Res
         Some(path) if path.exists() => {
             let bytes =
                 std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-            let state = State::from_bytes(&bytes)
+            let state = State::from_bytes(&bytes, parameter_count(config.second_layer))
                 .with_context(|| format!("{}: not a usable checkpoint", path.display()))?;
             if config.verbose {
                 eprintln!(
@@ -361,7 +458,7 @@ pub fn train(records: &[Record], config: &TrainConfig, description: &str) -> Res
             }
             state
         }
-        _ => State::new(config.seed),
+        _ => State::new(config.seed, config.second_layer),
     };
     let threads = config.threads.max(1);
     let initial_validation_loss = mean_loss(&state.params, &validation, config.lambda, threads);
@@ -403,7 +500,7 @@ pub fn train(records: &[Record], config: &TrainConfig, description: &str) -> Res
             )
         });
         let mut loss_sum = 0f64;
-        let mut gradients = vec![vec![0f32; PARAMETERS]; threads];
+        let mut gradients = vec![vec![0f32; state.params.len()]; threads];
         for (b, batch) in order.chunks(config.batch.max(1)).enumerate() {
             let samples: Vec<Sample> = batch
                 .iter()
@@ -491,7 +588,7 @@ fn adam_step(state: &mut State, gradients: &[Vec<f32>], scale: f32, rate: f32) {
     let t = state.step as i32;
     let correction1 = 1.0 - BETA1.powi(t);
     let correction2 = 1.0 - BETA2.powi(t);
-    for i in 0..PARAMETERS {
+    for i in 0..state.params.len() {
         let g = gradients.iter().map(|g| g[i]).sum::<f32>() * scale;
         state.m[i] = BETA1 * state.m[i] + (1.0 - BETA1) * g;
         state.v[i] = BETA2 * state.v[i] + (1.0 - BETA2) * g * g;
@@ -499,7 +596,10 @@ fn adam_step(state: &mut State, gradients: &[Vec<f32>], scale: f32, rate: f32) {
             rate * (state.m[i] / correction1) / ((state.v[i] / correction2).sqrt() + EPSILON);
         let limit = if i < FEATURE_BIAS + HIDDEN {
             FEATURE_WEIGHT_LIMIT
-        } else if i < OUTPUT_BIAS {
+        } else if i < OUTPUT_BIAS
+            || (LAYER2_WEIGHTS..LAYER2_BIAS).contains(&i)
+            || i >= LAYER2_OUTPUT
+        {
             OUTPUT_WEIGHT_LIMIT
         } else {
             f32::MAX
@@ -525,6 +625,17 @@ fn quantise(params: &[f32], summary: TrainingSummary) -> Network {
         }
     }
     let output_bias = std::array::from_fn(|b| q(params[OUTPUT_BIAS + b], QA * QB) as i32);
+    let second = (params.len() == TWO_LAYER_PARAMETERS).then(|| {
+        Box::new(SecondLayer {
+            weights: std::array::from_fn(|k| {
+                std::array::from_fn(|c| q(params[LAYER2_WEIGHTS + k * 2 * HIDDEN + c], QB) as i16)
+            }),
+            bias: std::array::from_fn(|k| q(params[LAYER2_BIAS + k], QA * QB) as i32),
+            output_weights: std::array::from_fn(|b| {
+                std::array::from_fn(|k| q(params[LAYER2_OUTPUT + b * LAYER2 + k], QB) as i16)
+            }),
+        })
+    });
     Network::from_parts(
         feature_weights,
         feature_bias,
@@ -532,14 +643,14 @@ fn quantise(params: &[f32], summary: TrainingSummary) -> Network {
         output_bias,
         summary,
     )
+    .with_second_layer(second)
 }
 
 /// The float network's score of a record's position, in hundredths of a stone; for
 /// checking the quantised network against it.
 #[cfg(test)]
 fn float_score(params: &[f32], record: &Record) -> f32 {
-    let (_, y) = forward(params, &sample(record, &symmetries()[0], 0.0));
-    y * EVAL_SCALE as f32
+    forward(params, &sample(record, &symmetries()[0], 0.0)).y * EVAL_SCALE as f32
 }
 
 #[cfg(test)]
@@ -623,25 +734,33 @@ mod tests {
     #[test]
     fn the_quantised_network_follows_the_float_one() {
         let records = small_data("quantised");
-        let state = State::new(7);
-        let network = quantise(&state.params, TrainingSummary::default());
-        for r in records.iter().take(200) {
-            let exact = float_score(&state.params, r);
-            let quantised = network.evaluate(&r.position()) as f32;
-            assert!(
-                (exact - quantised).abs() <= 2.0 + exact.abs() * 0.02,
-                "{exact} vs {quantised}"
-            );
+        for second_layer in [false, true] {
+            let state = State::new(7, second_layer);
+            let network = quantise(&state.params, TrainingSummary::default());
+            assert_eq!(network.has_second_layer(), second_layer);
+            for r in records.iter().take(200) {
+                let exact = float_score(&state.params, r);
+                let quantised = network.evaluate(&r.position()) as f32;
+                assert!(
+                    (exact - quantised).abs() <= 4.0 + exact.abs() * 0.02,
+                    "{exact} vs {quantised} (second layer: {second_layer})"
+                );
+            }
         }
     }
 
     #[test]
     fn checkpoints_round_trip_and_damage_is_refused() {
-        let state = State::new(3);
+        let state = State::new(3, true);
         let bytes = state.to_bytes();
-        assert_eq!(State::from_bytes(&bytes).unwrap(), state);
+        assert_eq!(
+            State::from_bytes(&bytes, TWO_LAYER_PARAMETERS).unwrap(),
+            state
+        );
+        let message = |b: &[u8], n| format!("{:#}", State::from_bytes(b, n).unwrap_err());
+        assert!(message(&bytes, FIRST_LAYER_PARAMETERS).contains("another network size"));
         let mut damaged = bytes.clone();
         damaged[100] ^= 2;
-        assert!(format!("{:#}", State::from_bytes(&damaged).unwrap_err()).contains("checksum"));
+        assert!(message(&damaged, TWO_LAYER_PARAMETERS).contains("checksum"));
     }
 }

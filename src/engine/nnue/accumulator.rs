@@ -104,7 +104,24 @@ impl Accumulator {
             &weights[HIDDEN..],
             ceiling,
         );
-        let sum = i64::from(ours) + i64::from(theirs) + i64::from(network.output_bias[b]);
+        let mut sum = i64::from(ours) + i64::from(theirs) + i64::from(network.output_bias[b]);
+        if let Some(layer) = &network.second {
+            // Each value kept at the full precision of its sum (units of 1/(QA QB)), and the
+            // sum of their products with the output's weights divided by QB once.
+            let full = super::QA * super::QB;
+            let mut products = 0i64;
+            let sums = network.kernel.layer2_sums(
+                &self.values[side_to_move.index()],
+                &self.values[side_to_move.opposite().index()],
+                &layer.weights,
+                ceiling,
+            );
+            for ((z, bias), weight) in sums.iter().zip(layer.bias).zip(layer.output_weights[b]) {
+                let value = i64::from(z + bias).clamp(0, full);
+                products += value * i64::from(weight);
+            }
+            sum += products.div_euclid(super::QB);
+        }
         (sum * super::EVAL_SCALE / (super::QA * super::QB)) as i32
     }
 }

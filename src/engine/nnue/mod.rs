@@ -3,7 +3,9 @@
 //!
 //! 90 inputs per perspective ([`features`]) feed [`HIDDEN`] accumulator values per side
 //! ([`accumulator`]), clipped to [0, 1] and read by one linear output per bucket of stone
-//! counts ([`network`]). The side to move's half comes first, so the output is its score.
+//! counts ([`network`]), and optionally by a second layer of [`LAYER2`] clipped values that
+//! the output reads as well. The side to move's half comes first, so the output is its
+//! score.
 //! The default network is built into the binary; `vato train` makes others.
 
 pub mod accumulator;
@@ -19,6 +21,8 @@ use std::sync::{Arc, OnceLock};
 
 /// Accumulator values per perspective.
 pub const HIDDEN: usize = 128;
+/// Values of the optional second layer, between the accumulator and the output.
+pub const LAYER2: usize = 16;
 /// Output buckets, by the number of stones on the board.
 pub const BUCKETS: usize = 8;
 /// The accumulator's fixed-point unit: 1.0 is QA, and the activation clips to [0, QA].
@@ -58,8 +62,8 @@ mod tests {
     use crate::random::Rng;
     use crate::rules::movegen::legal_turns;
 
-    /// A network of random weights of a realistic size.
-    pub(crate) fn random_network(seed: u64) -> Network {
+    /// A network of random weights of a realistic size, with or without a second layer.
+    pub(crate) fn random_network(seed: u64, second_layer: bool) -> Network {
         let mut rng = Rng::new(seed);
         let mut small = |range: u64| (rng.below(2 * range + 1) as i64 - range as i64) as i16;
         let mut fw = Box::new([[0i16; HIDDEN]; features::INPUTS]);
@@ -72,15 +76,29 @@ mod tests {
             row.iter_mut().for_each(|v| *v = small(120));
         }
         let ob = std::array::from_fn(|i| i as i32 * 1000 - 3000);
-        Network::from_parts(fw, fb, ow, ob, TrainingSummary::default())
+        let second = second_layer.then(|| {
+            let mut layer = Box::new(network::SecondLayer {
+                weights: [[0; 2 * HIDDEN]; LAYER2],
+                bias: std::array::from_fn(|_| i32::from(small(200)) * 300),
+                output_weights: [[0; LAYER2]; BUCKETS],
+            });
+            for row in layer.weights.iter_mut() {
+                row.iter_mut().for_each(|v| *v = small(60));
+            }
+            for row in layer.output_weights.iter_mut() {
+                row.iter_mut().for_each(|v| *v = small(500));
+            }
+            layer
+        });
+        Network::from_parts(fw, fb, ow, ob, TrainingSummary::default()).with_second_layer(second)
     }
 
     #[test]
     fn incremental_equals_fresh_on_random_playouts() {
-        let network = random_network(1);
-        let scalar = random_network(1).with_scalar_kernel();
-        let mut rng = Rng::new(4);
-        for game in 0..40 {
+        for (game, second_layer) in (0..40).zip([false, true].into_iter().cycle()) {
+            let network = random_network(1, second_layer);
+            let scalar = random_network(1, second_layer).with_scalar_kernel();
+            let mut rng = Rng::new(4 + game);
             let mut stack = AccumulatorStack::new(&network, 130);
             let mut position = Position::start();
             let mut ply = 0;
@@ -109,10 +127,21 @@ mod tests {
 
     #[test]
     fn network_files_round_trip_and_damage_is_refused() {
-        let network = random_network(2);
+        let with_second_layer = random_network(3, true);
+        let bytes = with_second_layer.to_bytes();
+        let again = Network::from_bytes(&bytes).unwrap();
+        assert!(again.has_second_layer());
+        assert_eq!(again.to_bytes(), bytes);
+        let start = Position::start();
+        assert_eq!(again.evaluate(&start), with_second_layer.evaluate(&start));
+        let network = random_network(2, false);
         let bytes = network.to_bytes();
         let again = Network::from_bytes(&bytes).unwrap();
         assert_eq!(again.to_bytes(), bytes);
+        // The second layer's size is the seventh field of the header.
+        let mut other_second = bytes.clone();
+        other_second[36] = 8;
+        assert!(message_of(&other_second).contains("second layer of 8"));
         let message = |b: &[u8]| format!("{:#}", Network::from_bytes(b).unwrap_err());
         let mut damaged = bytes.clone();
         damaged[500] ^= 1;
@@ -123,6 +152,10 @@ mod tests {
         other_shape[16] = 64;
         assert!(message(&other_shape).contains("architecture"));
         assert!(!message(&damaged).contains('\n'));
+    }
+
+    fn message_of(bytes: &[u8]) -> String {
+        format!("{:#}", Network::from_bytes(bytes).unwrap_err())
     }
 
     #[test]

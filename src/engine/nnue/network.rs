@@ -7,17 +7,20 @@
 //! (inputs x hidden i16, one input's column after another), the feature biases (hidden
 //! i16), the output weights (buckets x 2 hidden i16: the side to move's half first), the
 //! output biases (buckets i32), and an FNV-1a checksum (u64) of every byte before it.
+//! Version 2 adds the second layer's size (u32, 0 for none) after the evaluation scale,
+//! and, when it has one, its weights (size x 2 hidden i16), biases (size i32) and output
+//! weights (buckets x size i16) after the output biases; version 1 files still load.
 
 use super::features::INPUTS;
 use super::simd::Kernel;
-use super::{BUCKETS, EVAL_SCALE, HIDDEN, QA, QB};
+use super::{BUCKETS, EVAL_SCALE, HIDDEN, LAYER2, QA, QB};
 use crate::safe_file::{fnv1a, write_atomically};
 use anyhow::{Context, Result, bail};
 use std::path::Path;
 
 const MAGIC: [u8; 8] = *b"VATONNUE";
 /// Bump when the layout or the meaning of a field changes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// The longest description a file may carry.
 const MAX_DESCRIPTION: usize = 4096;
 
@@ -34,8 +37,23 @@ pub struct TrainingSummary {
     pub description: String,
 }
 
+/// The optional second layer: [`LAYER2`] values, each a linear function of both clipped
+/// accumulators (the side to move's first) and clipped itself, read by the output with
+/// weights of its bucket.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SecondLayer {
+    /// Per value: the weights of the side to move's accumulator, then the other side's,
+    /// in units of 1/QB.
+    pub weights: [[i16; 2 * HIDDEN]; LAYER2],
+    /// Per value, in units of 1/(QA QB).
+    pub bias: [i32; LAYER2],
+    /// Per bucket, the output's weight of each value, in units of 1/QB.
+    pub output_weights: [[i16; LAYER2]; BUCKETS],
+}
+
 /// A quantised network: 2 x 45 inputs per perspective, a clipped-ReLU accumulator of
-/// [`HIDDEN`] per perspective, and one output per bucket of stone counts.
+/// [`HIDDEN`] per perspective, one output per bucket of stone counts, and optionally a
+/// [`SecondLayer`] in between.
 #[derive(Clone)]
 pub struct Network {
     /// Column of each input: added to the accumulator while the input is active.
@@ -44,15 +62,17 @@ pub struct Network {
     /// Per bucket: the side to move's accumulator's weights, then the other side's.
     pub(super) output_weights: Box<[[i16; 2 * HIDDEN]; BUCKETS]>,
     pub(super) output_bias: [i32; BUCKETS],
+    pub(super) second: Option<Box<SecondLayer>>,
     pub(super) kernel: Kernel,
     summary: TrainingSummary,
 }
 
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let second = if self.second.is_some() { LAYER2 } else { 0 };
         write!(
             f,
-            "Network({INPUTS}x{HIDDEN}x{BUCKETS}, {:?})",
+            "Network({INPUTS}x{HIDDEN}x{second}x{BUCKETS}, {:?})",
             self.summary
         )
     }
@@ -118,9 +138,21 @@ impl Network {
             feature_bias,
             output_weights,
             output_bias,
+            second: None,
             kernel: Kernel::detect(),
             summary,
         }
+    }
+
+    /// The same network with (or without) a second layer.
+    pub fn with_second_layer(mut self, second: Option<Box<SecondLayer>>) -> Network {
+        self.second = second;
+        self
+    }
+
+    /// Whether the network has a second layer.
+    pub fn has_second_layer(&self) -> bool {
+        self.second.is_some()
     }
 
     /// What the network was trained on.
@@ -138,7 +170,11 @@ impl Network {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut b = Vec::with_capacity(2 * INPUTS * HIDDEN + 4096);
         b.extend_from_slice(&MAGIC);
-        for v in std::iter::once(FORMAT_VERSION).chain(ARCHITECTURE) {
+        let second = if self.second.is_some() { LAYER2 } else { 0 };
+        for v in std::iter::once(FORMAT_VERSION)
+            .chain(ARCHITECTURE)
+            .chain([second as u32])
+        {
             b.extend_from_slice(&v.to_le_bytes());
         }
         let s = &self.summary;
@@ -163,6 +199,17 @@ impl Network {
         for v in self.output_bias {
             b.extend_from_slice(&v.to_le_bytes());
         }
+        if let Some(layer) = &self.second {
+            for row in &layer.weights {
+                i16s(&mut b, row);
+            }
+            for v in layer.bias {
+                b.extend_from_slice(&v.to_le_bytes());
+            }
+            for row in &layer.output_weights {
+                i16s(&mut b, row);
+            }
+        }
         let sum = fnv1a(&b);
         b.extend_from_slice(&sum.to_le_bytes());
         b
@@ -180,8 +227,8 @@ impl Network {
         let (body, stored) = bytes.split_at(bytes.len() - 8);
         let mut r = Reader { bytes: body, at: 8 };
         let version = r.u32()?;
-        if version != FORMAT_VERSION {
-            bail!("format version {version}, this Vato reads {FORMAT_VERSION}");
+        if !(1..=FORMAT_VERSION).contains(&version) {
+            bail!("format version {version}, this Vato reads 1 to {FORMAT_VERSION}");
         }
         let shape = [r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?, r.u32()?];
         let expected = ARCHITECTURE;
@@ -202,6 +249,10 @@ impl Network {
                 expected[4],
                 expected[5]
             );
+        }
+        let second = if version >= 2 { r.u32()? as usize } else { 0 };
+        if second != 0 && second != LAYER2 {
+            bail!("a second layer of {second} values, this Vato runs {LAYER2} (or none)");
         }
         if fnv1a(body) != u64::from_le_bytes(stored.try_into().unwrap()) {
             bail!("checksum mismatch (the file is damaged)");
@@ -228,6 +279,25 @@ impl Network {
         for v in output_bias.iter_mut() {
             *v = r.u32()? as i32;
         }
+        let second = if second == 0 {
+            None
+        } else {
+            let mut layer = Box::new(SecondLayer {
+                weights: [[0; 2 * HIDDEN]; LAYER2],
+                bias: [0; LAYER2],
+                output_weights: [[0; LAYER2]; BUCKETS],
+            });
+            for row in layer.weights.iter_mut() {
+                r.i16s(row)?;
+            }
+            for v in layer.bias.iter_mut() {
+                *v = r.u32()? as i32;
+            }
+            for row in layer.output_weights.iter_mut() {
+                r.i16s(row)?;
+            }
+            Some(layer)
+        };
         if r.at != body.len() {
             bail!("{} bytes too many", body.len() - r.at);
         }
@@ -242,7 +312,8 @@ impl Network {
                 validation_loss,
                 description,
             },
-        ))
+        )
+        .with_second_layer(second))
     }
 
     /// Reads a network file.

@@ -2,8 +2,8 @@
 //! run time) and a scalar version everywhere else. All arithmetic is integer and cannot
 //! overflow, so both give exactly the same result.
 
-use super::HIDDEN;
 use super::features::INPUTS;
+use super::{HIDDEN, LAYER2};
 
 /// Which implementation runs, chosen once when a network is made.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -54,6 +54,36 @@ impl Kernel {
             Kernel::Avx2 => unsafe { clipped_dot_avx2(values, weights, ceiling) },
         }
     }
+
+    /// The second layer's sums before its bias: for each row, `Σ clamp(ours[i], 0,
+    /// ceiling) * row[i] + Σ clamp(theirs[i], 0, ceiling) * row[HIDDEN + i]`.
+    #[inline]
+    pub fn layer2_sums(
+        self,
+        ours: &[i16; HIDDEN],
+        theirs: &[i16; HIDDEN],
+        rows: &[[i16; 2 * HIDDEN]; LAYER2],
+        ceiling: i16,
+    ) -> [i32; LAYER2] {
+        match self {
+            Kernel::Scalar => layer2_sums_scalar(ours, theirs, rows, ceiling),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above.
+            Kernel::Avx2 => unsafe { layer2_sums_avx2(ours, theirs, rows, ceiling) },
+        }
+    }
+}
+
+fn layer2_sums_scalar(
+    ours: &[i16; HIDDEN],
+    theirs: &[i16; HIDDEN],
+    rows: &[[i16; 2 * HIDDEN]; LAYER2],
+    ceiling: i16,
+) -> [i32; LAYER2] {
+    std::array::from_fn(|k| {
+        clipped_dot_scalar(ours, &rows[k][..HIDDEN], ceiling)
+            + clipped_dot_scalar(theirs, &rows[k][HIDDEN..], ceiling)
+    })
 }
 
 #[inline(always)]
@@ -131,6 +161,47 @@ fn clipped_dot_avx2(values: &[i16; HIDDEN], weights: &[i16], ceiling: i16) -> i3
     _mm_cvtsi128_si32(total)
 }
 
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn layer2_sums_avx2(
+    ours: &[i16; HIDDEN],
+    theirs: &[i16; HIDDEN],
+    rows: &[[i16; 2 * HIDDEN]; LAYER2],
+    ceiling: i16,
+) -> [i32; LAYER2] {
+    use std::arch::x86_64::*;
+    const LANES: usize = 16;
+    const VECTORS: usize = 2 * HIDDEN / LANES;
+    let zero = _mm256_setzero_si256();
+    let top = _mm256_set1_epi16(ceiling);
+    // Both halves clipped once, the side to move's first, as the rows are laid out.
+    let mut clipped = [zero; VECTORS];
+    for (i, c) in clipped.iter_mut().enumerate() {
+        let half = if i < VECTORS / 2 { ours } else { theirs };
+        let at = (i % (VECTORS / 2)) * LANES;
+        // SAFETY: at + 16 <= HIDDEN, and unaligned loads accept any address.
+        let v = unsafe { _mm256_loadu_si256(half.as_ptr().add(at).cast()) };
+        *c = _mm256_min_epi16(_mm256_max_epi16(v, zero), top);
+    }
+    let mut sums = [0i32; LAYER2];
+    for (row, out) in rows.iter().zip(sums.iter_mut()) {
+        let mut sum = _mm256_setzero_si256();
+        for (i, c) in clipped.iter().enumerate() {
+            // SAFETY: (i + 1) * 16 <= 2 * HIDDEN.
+            let w = unsafe { _mm256_loadu_si256(row.as_ptr().add(i * LANES).cast()) };
+            sum = _mm256_add_epi32(sum, _mm256_madd_epi16(*c, w));
+        }
+        let halves = _mm_add_epi32(
+            _mm256_castsi256_si128(sum),
+            _mm256_extracti128_si256(sum, 1),
+        );
+        let pairs = _mm_add_epi32(halves, _mm_shuffle_epi32(halves, 0b01_00_11_10));
+        let total = _mm_add_epi32(pairs, _mm_shuffle_epi32(pairs, 0b10_11_00_01));
+        *out = _mm_cvtsi128_si32(total);
+    }
+    sums
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,6 +222,13 @@ mod tests {
             update_scalar(&mut expected, &columns, &add, &sub);
             let kernel = Kernel::detect();
             assert_eq!(kernel.clipped_dot(&values, &weights, 255), expected_dot);
+            let theirs: [i16; HIDDEN] = std::array::from_fn(|_| random());
+            let rows: Box<[[i16; 2 * HIDDEN]; LAYER2]> =
+                Box::new(std::array::from_fn(|_| std::array::from_fn(|_| random())));
+            assert_eq!(
+                kernel.layer2_sums(&values, &theirs, &rows, 255),
+                layer2_sums_scalar(&values, &theirs, &rows, 255)
+            );
             let mut got = values;
             kernel.update(&mut got, &columns, &add, &sub);
             assert_eq!(got, expected);

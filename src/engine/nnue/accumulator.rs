@@ -117,7 +117,7 @@ impl Accumulator {
                 ceiling,
             );
             for ((z, bias), weight) in sums.iter().zip(layer.bias).zip(layer.output_weights[b]) {
-                let value = i64::from(z + bias).clamp(0, full);
+                let value = (i64::from(*z) + i64::from(bias)).clamp(0, full);
                 products += value * i64::from(weight);
             }
             sum += products.div_euclid(super::QB);

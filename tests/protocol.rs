@@ -426,7 +426,7 @@ fn is_log_line(line: &str, direction: &str, text: &str) -> bool {
 // 1. Handshake
 // ---------------------------------------------------------------------------------------
 
-const OPTION_NAMES: [&str; 35] = [
+const OPTION_NAMES: [&str; 36] = [
     "Hash",
     "Clear Hash",
     "Threads",
@@ -455,6 +455,7 @@ const OPTION_NAMES: [&str; 35] = [
     "SearchCaptureReductionMinDepth",
     "SearchQuiescencePlies",
     "SearchQuiescenceWidth",
+    "SearchQuiescenceGreedyPlies",
     "SearchReverseFutilityMargin",
     "SearchReverseFutilityDepth",
     "SearchNullMoveReduction",

@@ -236,3 +236,28 @@ fn two_threads_return_a_legal_turn() {
     let legal = legal_turns(&Position::start(), Rules::default().chain_rule);
     assert!(legal.contains(&outcome.best.unwrap()));
 }
+
+#[test]
+fn greedy_plies_follow_the_greediest_capture_past_the_capture_plies() {
+    // With one capture searched per ply past the first, g greedy plies after p capture
+    // plies make the same tree as p + g capture plies: same nodes, same scores.
+    let searched = |plies: u32, greedy: u32, p: Position| {
+        let mut req = request(vec![p], depth(3));
+        req.config.quiescence_width = 1;
+        req.config.quiescence_plies = plies;
+        req.config.quiescence_greedy_plies = greedy;
+        let outcome = search(&req, &Signals::new(false), &mut |_| {});
+        (outcome.nodes, outcome.score, outcome.best)
+    };
+    let mut longer = 0;
+    for seed in 1..=3 {
+        for p in playout_positions(seed, 40).into_iter().step_by(4) {
+            let greedy = searched(1, 3, p);
+            assert_eq!(greedy, searched(4, 0, p), "{p}");
+            if greedy.0 > searched(1, 0, p).0 {
+                longer += 1;
+            }
+        }
+    }
+    assert!(longer > 0, "the greedy plies never searched further");
+}

@@ -94,6 +94,9 @@ pub struct SearchConfig {
     /// Past the first quiescence ply, search only this many captures of a position, those
     /// taking the most stones (all when zero).
     pub quiescence_width: usize,
+    /// Plies after `quiescence_plies` in which only the greediest capture is followed, so
+    /// that fewer positions with a capture to make are scored statically (0: none).
+    pub quiescence_greedy_plies: u32,
     /// Half-width of the first aspiration window, in centi-stones.
     pub aspiration_delta: i32,
     /// Logarithmic reductions: `base / 100 + ln(depth) * ln(turn number) * 100 / divisor`
@@ -147,6 +150,7 @@ impl Default for SearchConfig {
             capture_reductions: true,
             threat_quiescence: true,
             quiescence_width: 2,
+            quiescence_greedy_plies: 0,
             aspiration_delta: 40,
             reduction_base: 50,
             reduction_divisor: 200,

@@ -66,6 +66,12 @@ pub const PARAMETERS: &[Parameter] = &[
     parameter!("SearchQuiescencePlies", quiescence_plies, 1, 16),
     parameter!("SearchQuiescenceWidth", quiescence_width, 0, 16),
     parameter!(
+        "SearchQuiescenceGreedyPlies",
+        quiescence_greedy_plies,
+        0,
+        16
+    ),
+    parameter!(
         "SearchReverseFutilityMargin",
         reverse_futility_margin,
         0,

@@ -8,11 +8,12 @@ use crate::rules::position::Position;
 impl Searcher<'_> {
     /// Past the horizon: a quiet position is scored statically; a position with captures
     /// is never, since the side to move must capture: its captures are searched, up to
-    /// `quiescence_plies` of them, and only then is the evaluation taken as it stands.
-    /// The first ply searches every capture; the later ones only the `quiescence_width`
-    /// greediest, which keeps the search (almost all of whose nodes are here in a game of
-    /// forced captures) narrow. Just past the horizon, a quiet position whose side to move
-    /// is threatened with a capture gets its paikas searched (`threat_quiescence`): the
+    /// `quiescence_plies` of them and `quiescence_greedy_plies` more, and only then is the
+    /// evaluation taken as it stands. The first ply searches every capture; the later ones
+    /// only the `quiescence_width` greediest, and the greedy plies the greediest alone,
+    /// which keeps the search (almost all of whose nodes are here in a game of forced
+    /// captures) narrow. Just past the horizon, a quiet position whose side to move is
+    /// threatened with a capture gets its paikas searched (`threat_quiescence`): the
     /// static score cannot tell whether the threat can be parried.
     pub(super) fn quiescence(
         &mut self,
@@ -44,7 +45,9 @@ impl Searcher<'_> {
             if !threatened {
                 return self.evaluate(position, ply);
             }
-        } else if qply >= self.config.quiescence_plies || ply >= MAX_PLY - 1 {
+        } else if qply >= self.config.quiescence_plies + self.config.quiescence_greedy_plies
+            || ply >= MAX_PLY - 1
+        {
             return self.evaluate(position, ply);
         }
         let mut turns = std::mem::take(&mut self.turn_lists[ply]);
@@ -56,6 +59,7 @@ impl Searcher<'_> {
         self.score_turns(&turns, &mut scores, ply, None);
         let mut best = -INFINITY;
         let width = match self.config.quiescence_width {
+            _ if qply >= self.config.quiescence_plies => 1,
             0 => turns.len(),
             _ if qply == 0 => turns.len(),
             width => width.min(turns.len()),

@@ -3,7 +3,8 @@
 //!
 //! The network is the engine's ([`crate::engine::nnue`]): 90 inputs per perspective, an
 //! accumulator of `HIDDEN` per side clipped to [0, 1], one linear output per bucket of stone
-//! counts. The output `y` is a score of `y * EVAL_SCALE` hundredths of a stone; the loss is
+//! counts, and with `second_layer` `LAYER2` clipped values in between that the output reads
+//! besides the accumulator. The output `y` is a score of `y * EVAL_SCALE` hundredths of a stone; the loss is
 //! the squared distance between `sigmoid(score / SCORE_SCALE)` and the target, a blend of
 //! the same sigmoid of the search's score and the game's result (the exact result for
 //! positions labelled by the tables). The inputs are sparse (at most 44 of 90 active), so
@@ -47,6 +48,11 @@ const LAYER2_BIAS: usize = LAYER2_WEIGHTS + LAYER2 * 2 * HIDDEN;
 const LAYER2_OUTPUT: usize = LAYER2_BIAS + LAYER2;
 /// Parameters of a network with the second layer.
 const TWO_LAYER_PARAMETERS: usize = LAYER2_OUTPUT + BUCKETS * LAYER2;
+
+/// Whether a parameter vector holds a second layer.
+fn has_second_layer(params: &[f32]) -> bool {
+    params.len() == TWO_LAYER_PARAMETERS
+}
 
 /// How many parameters a network has, with or without the second layer.
 fn parameter_count(second_layer: bool) -> usize {
@@ -273,7 +279,7 @@ struct Forward {
     y: f32,
 }
 
-/// The forward pass; `params` has the second layer if it is longer than the first's.
+/// The forward pass, through the second layer when `params` holds one.
 fn forward(params: &[f32], s: &Sample) -> Forward {
     let mut acc = [[0f32; HIDDEN]; 2];
     for (side, inputs) in [&s.ours, &s.theirs].into_iter().enumerate() {
@@ -301,7 +307,7 @@ fn forward(params: &[f32], s: &Sample) -> Forward {
         }
     }
     let mut layer2 = [0f32; LAYER2];
-    if params.len() == TWO_LAYER_PARAMETERS {
+    if has_second_layer(params) {
         let outputs = &params[LAYER2_OUTPUT + bucket * LAYER2..][..LAYER2];
         for (k, z) in layer2.iter_mut().enumerate() {
             let row = &params[LAYER2_WEIGHTS + k * 2 * HIDDEN..][..2 * HIDDEN];
@@ -340,7 +346,7 @@ fn pass(params: &[f32], s: &Sample, gradient: Option<&mut [f32]>) -> f32 {
         for (j, d) in dclipped.iter_mut().enumerate() {
             *d = dy * params[out + j];
         }
-        if params.len() == TWO_LAYER_PARAMETERS {
+        if has_second_layer(params) {
             let outputs = LAYER2_OUTPUT + bucket * LAYER2;
             for (k, &z) in layer2.iter().enumerate() {
                 g[outputs + k] += dy * z.clamp(0.0, 1.0);
@@ -625,7 +631,7 @@ fn quantise(params: &[f32], summary: TrainingSummary) -> Network {
         }
     }
     let output_bias = std::array::from_fn(|b| q(params[OUTPUT_BIAS + b], QA * QB) as i32);
-    let second = (params.len() == TWO_LAYER_PARAMETERS).then(|| {
+    let second = has_second_layer(params).then(|| {
         Box::new(SecondLayer {
             weights: std::array::from_fn(|k| {
                 std::array::from_fn(|c| q(params[LAYER2_WEIGHTS + k * 2 * HIDDEN + c], QB) as i16)

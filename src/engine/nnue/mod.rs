@@ -141,8 +141,10 @@ mod tests {
         // The second layer's size is the seventh field of the header.
         let mut other_second = bytes.clone();
         other_second[36] = 8;
-        assert!(message_of(&other_second).contains("second layer of 8"));
-        let message = |b: &[u8]| format!("{:#}", Network::from_bytes(b).unwrap_err());
+        assert!(message(&other_second).contains("second layer of 8"));
+        let mut later_version = bytes.clone();
+        later_version[8] = 3;
+        assert!(message(&later_version).contains("format version 3"));
         let mut damaged = bytes.clone();
         damaged[500] ^= 1;
         assert!(message(&damaged).contains("checksum mismatch"));
@@ -154,12 +156,13 @@ mod tests {
         assert!(!message(&damaged).contains('\n'));
     }
 
-    fn message_of(bytes: &[u8]) -> String {
+    fn message(bytes: &[u8]) -> String {
         format!("{:#}", Network::from_bytes(bytes).unwrap_err())
     }
 
     #[test]
     fn the_embedded_network_loads() {
+        // It is a version 1 file, written before the second layer existed.
         let network = embedded();
         let start = Position::start();
         assert_eq!(network.evaluate(&start), network.evaluate(&start.flip()));

@@ -152,6 +152,15 @@ fn clipped_dot_avx2(values: &[i16; HIDDEN], weights: &[i16], ceiling: i16) -> i3
         // Pairs of 16-bit products added into 32-bit lanes.
         sum = _mm256_add_epi32(sum, _mm256_madd_epi16(clipped, w));
     }
+    horizontal_sum(sum)
+}
+
+/// The sum of the eight 32-bit lanes.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn horizontal_sum(sum: std::arch::x86_64::__m256i) -> i32 {
+    use std::arch::x86_64::*;
     let halves = _mm_add_epi32(
         _mm256_castsi256_si128(sum),
         _mm256_extracti128_si256(sum, 1),
@@ -191,13 +200,7 @@ fn layer2_sums_avx2(
             let w = unsafe { _mm256_loadu_si256(row.as_ptr().add(i * LANES).cast()) };
             sum = _mm256_add_epi32(sum, _mm256_madd_epi16(*c, w));
         }
-        let halves = _mm_add_epi32(
-            _mm256_castsi256_si128(sum),
-            _mm256_extracti128_si256(sum, 1),
-        );
-        let pairs = _mm_add_epi32(halves, _mm_shuffle_epi32(halves, 0b01_00_11_10));
-        let total = _mm_add_epi32(pairs, _mm_shuffle_epi32(pairs, 0b10_11_00_01));
-        *out = _mm_cvtsi128_si32(total);
+        *out = horizontal_sum(sum);
     }
     sums
 }

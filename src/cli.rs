@@ -131,12 +131,10 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
             variant,
         } => {
             let tsivy = variant == crate::rules::board::Board::Tsivy;
-            let network = match eval_file {
-                _ if hand_written || !tsivy => None,
-                Some(path) => Some(std::sync::Arc::new(crate::engine::nnue::Network::load(
-                    &path,
-                )?)),
-                None => Some(crate::engine::nnue::embedded()),
+            let network = if tsivy {
+                crate::engine::nnue::chosen(hand_written, eval_file.as_deref())?
+            } else {
+                None
             };
             for line in crate::engine::bench::run(Some(depth), variant, network) {
                 writeln!(out, "{line}")?;

@@ -1,7 +1,6 @@
 //! The command lines of `vato datagen` and `vato train`.
 
 use super::datagen::{DatagenConfig, run};
-use crate::engine::nnue::Network;
 use crate::engine::search::{Limits, SearchConfig};
 use crate::rules::Rules;
 use crate::shard::Shard;
@@ -67,11 +66,7 @@ pub fn run_datagen(args: DatagenArgs, out: &mut impl Write) -> Result<()> {
         )?)),
         None => None,
     };
-    let network = match (&args.eval_file, args.hand_written) {
-        (_, true) => None,
-        (Some(path), false) => Some(Arc::new(Network::load(path)?)),
-        (None, false) => Some(crate::engine::nnue::embedded()),
-    };
+    let network = crate::engine::nnue::chosen(args.hand_written, args.eval_file.as_deref())?;
     let config = DatagenConfig {
         network,
         output: args.output,

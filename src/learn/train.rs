@@ -4,12 +4,13 @@
 //! The network is the engine's ([`crate::engine::nnue`]): 90 inputs per perspective, an
 //! accumulator of `HIDDEN` per side clipped to [0, 1], one linear output per bucket of stone
 //! counts, and with `second_layer` `LAYER2` clipped values in between that the output reads
-//! besides the accumulator. The output `y` is a score of `y * EVAL_SCALE` hundredths of a stone; the loss is
-//! the squared distance between `sigmoid(score / SCORE_SCALE)` and the target, a blend of
-//! the same sigmoid of the search's score and the game's result (the exact result for
-//! positions labelled by the tables). The inputs are sparse (at most 44 of 90 active), so
-//! a hand-written loop over the active inputs beats a dense tensor library here; each batch
-//! is split between threads, each with its own gradient, summed for one Adam step.
+//! besides the accumulator. The output `y` is a score of `y * EVAL_SCALE` hundredths of a
+//! stone; the loss is the squared distance between `sigmoid(score / SCORE_SCALE)` and the
+//! target, a blend of the same sigmoid of the search's score and the game's result (the
+//! exact result for positions labelled by the tables). The inputs are sparse (at most 44 of
+//! 90 active), so a hand-written loop over the active inputs beats a dense tensor library
+//! here; each batch is split between threads, each with its own gradient, summed for one
+//! Adam step.
 
 use super::data::Record;
 use crate::engine::nnue::features::{INPUTS, feature};
@@ -371,7 +372,7 @@ fn pass(params: &[f32], s: &Sample, gradient: Option<&mut [f32]>) -> f32 {
             let mut da = [0f32; HIDDEN];
             for j in 0..HIDDEN {
                 let a = acc[side][j];
-                g[out + side * HIDDEN + j] += dy * a.clamp(0.0, 1.0);
+                g[out + side * HIDDEN + j] += dy * clipped[side * HIDDEN + j];
                 if a > 0.0 && a < 1.0 {
                     da[j] = dclipped[side * HIDDEN + j];
                 }
@@ -744,11 +745,13 @@ mod tests {
             let state = State::new(7, second_layer);
             let network = quantise(&state.params, TrainingSummary::default());
             assert_eq!(network.has_second_layer(), second_layer);
+            // The second layer adds the rounding of its own weights to the accumulator's.
+            let slack = if second_layer { 4.0 } else { 2.0 };
             for r in records.iter().take(200) {
                 let exact = float_score(&state.params, r);
                 let quantised = network.evaluate(&r.position()) as f32;
                 assert!(
-                    (exact - quantised).abs() <= 4.0 + exact.abs() * 0.02,
+                    (exact - quantised).abs() <= slack + exact.abs() * 0.02,
                     "{exact} vs {quantised} (second layer: {second_layer})"
                 );
             }

@@ -17,6 +17,7 @@ pub use accumulator::{Accumulator, AccumulatorStack};
 pub use network::{Network, TrainingSummary};
 
 use crate::rules::position::{Color, Position};
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 /// Accumulator values per perspective.
@@ -32,6 +33,19 @@ pub const QA: i64 = 255;
 pub const QB: i64 = 1024;
 /// Hundredths of a stone per unit of the network's output.
 pub const EVAL_SCALE: i64 = 400;
+
+/// The network that the command-line switches ask for: none with `--hand-written`, the
+/// file given by `--eval-file`, else the built-in one.
+pub fn chosen(
+    hand_written: bool,
+    eval_file: Option<&Path>,
+) -> anyhow::Result<Option<Arc<Network>>> {
+    Ok(match eval_file {
+        _ if hand_written => None,
+        Some(path) => Some(Arc::new(Network::load(path)?)),
+        None => Some(embedded()),
+    })
+}
 
 /// The network built into the binary (`nets/default.nnue`), read once.
 pub fn embedded() -> Arc<Network> {

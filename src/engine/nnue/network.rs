@@ -69,10 +69,10 @@ pub struct Network {
 
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let second = if self.second.is_some() { LAYER2 } else { 0 };
         write!(
             f,
-            "Network({INPUTS}x{HIDDEN}x{second}x{BUCKETS}, {:?})",
+            "Network({INPUTS}x{HIDDEN}x{}x{BUCKETS}, {:?})",
+            self.second_layer_size(),
             self.summary
         )
     }
@@ -155,6 +155,11 @@ impl Network {
         self.second.is_some()
     }
 
+    /// The second layer's size as the file records it: 0 for none.
+    fn second_layer_size(&self) -> usize {
+        if self.has_second_layer() { LAYER2 } else { 0 }
+    }
+
     /// What the network was trained on.
     pub fn summary(&self) -> &TrainingSummary {
         &self.summary
@@ -170,10 +175,9 @@ impl Network {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut b = Vec::with_capacity(2 * INPUTS * HIDDEN + 4096);
         b.extend_from_slice(&MAGIC);
-        let second = if self.second.is_some() { LAYER2 } else { 0 };
         for v in std::iter::once(FORMAT_VERSION)
             .chain(ARCHITECTURE)
-            .chain([second as u32])
+            .chain([self.second_layer_size() as u32])
         {
             b.extend_from_slice(&v.to_le_bytes());
         }

@@ -780,8 +780,9 @@ fn an_illegal_move_leaves_the_previous_position() {
     ];
     for (line, index, turn) in cases {
         let error = engine.expect_one_error(line);
-        // A turn after the end of the game is refused as such, any other as illegal.
-        let named = format!("info string illegal move {index} '{turn}': ");
+        // A turn after the end of the game is refused as such, any other as illegal; the
+        // turn comes right after the prefix, where the web interface reads it.
+        let named = format!("info string illegal move {turn} (turn {index}): ");
         assert!(error.starts_with(&named), "{line:?}: {error:?}");
         assert_eq!(engine.fen(), before, "after {line:?}");
     }
@@ -1233,6 +1234,31 @@ fn ponder_option_adds_the_expected_reply_to_bestmove() {
 }
 
 #[test]
+fn a_ugi_session_writes_bestmove_without_ponder() {
+    // UGI runners read `bestmove <turn>` only; a third word made one wait forever.
+    let mut engine = Engine::start();
+    engine.send("ugi");
+    engine.read_until("ugiok");
+    engine.send("setoption name Ponder value true");
+    for go in ["go depth 3", "go p1time 2000 p2time 2000"] {
+        let (_, bestmove) = engine.go(go);
+        assert_eq!(bestmove.split_whitespace().count(), 2, "{go}: {bestmove}");
+        assert_eq!(bestmove_parts(&bestmove).1, None, "{go}: {bestmove}");
+    }
+
+    // A later `uci` opens a UCI session again, which names the expected reply.
+    engine.send("uci");
+    engine.read_until("uciok");
+    let (infos, bestmove) = engine.go("go depth 3");
+    let pv = &infos.last().expect("infos").pv;
+    assert_eq!(
+        bestmove_parts(&bestmove).1.as_ref(),
+        pv.get(1),
+        "{bestmove}"
+    );
+}
+
+#[test]
 fn go_ponder_waits_for_ponderhit() {
     let mut engine = Engine::start();
     engine.send("setoption name Ponder value true");
@@ -1430,7 +1456,7 @@ fn refused_positions_start_with_the_phrases_the_web_interface_knows() {
     let errors = errors(&lines);
     assert_eq!(errors.len(), 1, "{lines:?}");
     assert!(
-        errors[0].starts_with("info string illegal move 2 'e5e4': "),
+        errors[0].starts_with("info string illegal move e5e4 (turn 2): "),
         "{errors:?}"
     );
     let (fen, _, _) = (lines.iter().find_map(|l| l.strip_prefix("Fen: ")), (), ());
@@ -1918,7 +1944,7 @@ fn telo_is_played_perfectly_and_weaker_with_a_depth() {
     engine.send("position startpos moves b2 a1 c3 a3 a2 c1 c3c2 b1");
     let refusal = engine.next_line();
     assert!(
-        refusal.starts_with("info string illegal move 8 'b1'"),
+        refusal.starts_with("info string illegal move b1 (turn 8): "),
         "{refusal}"
     );
     assert_eq!(engine.fen(), "B1W/WW1/B1B w 0 4");

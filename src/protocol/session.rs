@@ -3,6 +3,7 @@
 
 mod telo;
 
+use crate::echo::{MAX_MESSAGE_CHARS, printable};
 use crate::engine::evaluate::{evaluate, terms};
 use crate::engine::nnue::Network;
 use crate::engine::search::{
@@ -12,7 +13,6 @@ use crate::engine::skill;
 use crate::engine::timeman::Clock;
 use crate::engine::tt::TranspositionTable;
 use crate::engine::wdl::wdl;
-use crate::protocol::echo::{MAX_MESSAGE_CHARS, printable};
 use crate::protocol::options::{Change, EMBEDDED_NET, EngineOptions};
 use crate::protocol::parser::{Command, GoParams, Query, parse_command};
 use crate::random::Rng;
@@ -149,7 +149,18 @@ pub struct Session {
     network: Arc<Network>,
     /// The Telo game, while `Variant` is `telo` (and only then).
     telo: Option<telo::TeloState>,
+    /// The protocol the last `uci` or `ugi` opened; UCI until one of them comes.
+    dialect: Dialect,
     debug: bool,
+}
+
+/// The protocol a session speaks, named by its opening `uci` or `ugi`. They differ in one
+/// answer: UGI (as its match runners implement it) has no pondering, and its runners
+/// read `bestmove` as exactly two words, so a UGI session never adds `ponder ...`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Dialect {
+    Uci,
+    Ugi,
 }
 
 const HELP: &[&str] = &[
@@ -181,6 +192,7 @@ impl Session {
             tablebase_board: Board::Tsivy,
             network: crate::engine::nnue::embedded(),
             telo: None,
+            dialect: Dialect::Uci,
             debug: false,
         }
     }
@@ -269,7 +281,10 @@ impl Session {
             return Flow::Continue;
         };
         match command {
-            Command::Hello { ugi } => self.hello(ugi),
+            Command::Hello { ugi } => {
+                self.dialect = if ugi { Dialect::Ugi } else { Dialect::Uci };
+                self.hello(ugi)
+            }
             Command::IsReady => self.say("readyok"),
             Command::Debug(on) => self.debug = on.unwrap_or(!self.debug),
             Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
@@ -555,17 +570,14 @@ impl Session {
         let mut game = Game::new(start, self.options.rules());
         for (index, text) in moves.iter().enumerate() {
             if game.status().is_over() {
-                return self.refuse_position(&format!(
-                    "illegal move {} '{text}': it comes after the end of the game ({}); position unchanged",
-                    index + 1,
+                let why = format!(
+                    "it comes after the end of the game ({})",
                     describe_status(game.status())
-                ));
+                );
+                return self.refuse_position(&illegal_move(text, index, &why));
             }
             if let Err(e) = game.play_text(text) {
-                return self.refuse_position(&format!(
-                    "illegal move {} '{text}': {e}; position unchanged",
-                    index + 1
-                ));
+                return self.refuse_position(&illegal_move(text, index, &e));
             }
         }
         self.game = game;
@@ -663,7 +675,7 @@ impl Session {
             decided,
             from_tables,
             wait_for_stop,
-            show_ponder: self.options.ponder,
+            show_ponder: self.options.ponder && self.dialect == Dialect::Uci,
             show_wdl: self.options.show_wdl,
             skill: weakened.then(|| (level, Rng::new(clock_seed()))),
         };
@@ -950,6 +962,16 @@ fn clock_seed() -> u64 {
     SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// The refusal of the `index`-th (from 0) turn of a `position` command's list. The turn
+/// comes first, right after the prefix, because that is the word the Fanorona web
+/// interface shows as the refused turn; its place in the list follows.
+fn illegal_move(text: &str, index: usize, why: &dyn std::fmt::Display) -> String {
+    format!(
+        "illegal move {text} (turn {}): {why}; position unchanged",
+        index + 1
+    )
 }
 
 fn describe_status(status: Status) -> String {

@@ -1,7 +1,7 @@
 //! The session's commands while `Variant` is `telo`: the same commands as for the capture
 //! games, answered from Telo's own game and its solution.
 
-use super::{Session, clock_seed, query_answer, status_word};
+use super::{Session, clock_seed, illegal_move, query_answer, status_word};
 use crate::engine::skill;
 use crate::engine::telo::{Outlook, choose_turn};
 use crate::protocol::parser::{Command, GoParams};
@@ -167,18 +167,14 @@ fn telo_position(fen: Option<&str>, moves: &[String], limit: u32) -> Result<Telo
     let mut game = TeloGame::new(start, movement_turns, move_number, limit);
     for (index, text) in moves.iter().enumerate() {
         if game.status().is_over() {
-            return Err(format!(
-                "illegal move {} '{text}': it comes after the end of the game ({}); position unchanged",
-                index + 1,
+            let why = format!(
+                "it comes after the end of the game ({})",
                 status_word(game.status())
-            ));
+            );
+            return Err(illegal_move(text, index, &why));
         }
-        game.play_text(text).map_err(|e| {
-            format!(
-                "illegal move {} '{text}': {e}; position unchanged",
-                index + 1
-            )
-        })?;
+        game.play_text(text)
+            .map_err(|e| illegal_move(text, index, &e))?;
     }
     Ok(game)
 }

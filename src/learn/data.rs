@@ -6,7 +6,7 @@
 
 use crate::rules::bitboard::Bitboard;
 use crate::rules::position::{Color, Position};
-use crate::safe_file::{Fnv1a, partial_path};
+use crate::safe_file::{Checksum, legacy_fnv1a, partial_path};
 use anyhow::{Context, Result, bail};
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
@@ -14,8 +14,12 @@ use std::path::{Path, PathBuf};
 
 /// Identifies data chunks.
 const MAGIC: [u8; 8] = *b"VATODATA";
-/// Bump when the layout or the meaning of a field changes.
-pub const FORMAT_VERSION: u32 = 1;
+/// Bump when the layout or the meaning of a field changes. Version 2: chunks are summed
+/// with XXH3-64 instead of FNV-1a; chunks of version 1 still read (a file joined from old
+/// and new runs holds both).
+pub const FORMAT_VERSION: u32 = 2;
+/// The oldest chunk version read.
+const OLDEST_VERSION: u32 = 1;
 /// Bytes per record.
 pub const RECORD_LEN: usize = 16;
 /// Bytes per chunk header: magic, version, record length, record count, checksum.
@@ -127,9 +131,12 @@ impl Record {
     }
 }
 
-/// FNV-1a over a chunk header's fields and its records.
-fn checksum(header: &[u8], records: &[u8]) -> u64 {
-    Fnv1a::default()
+/// The checksum of a chunk of `version` over its header's fields and its records.
+fn checksum(version: u32, header: &[u8], records: &[u8]) -> u64 {
+    if version == OLDEST_VERSION {
+        return legacy_fnv1a(&[&header[..CHECKSUM_AT], records]);
+    }
+    Checksum::default()
         .update(&header[..CHECKSUM_AT])
         .update(records)
         .finish()
@@ -145,7 +152,7 @@ fn chunk_bytes(records: &[Record]) -> Vec<u8> {
     bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     bytes.extend_from_slice(&(RECORD_LEN as u32).to_le_bytes());
     bytes.extend_from_slice(&(records.len() as u64).to_le_bytes());
-    let sum = checksum(&bytes, &body);
+    let sum = checksum(FORMAT_VERSION, &bytes, &body);
     bytes.extend_from_slice(&sum.to_le_bytes());
     bytes.extend_from_slice(&body);
     bytes
@@ -248,8 +255,11 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Record>> {
         }
         let field = |from: usize| u32::from_le_bytes(header[from..from + 4].try_into().unwrap());
         let version = field(8);
-        if version != FORMAT_VERSION {
-            bail!("chunk {chunk}: format version {version}, this Vato reads {FORMAT_VERSION}");
+        if !(OLDEST_VERSION..=FORMAT_VERSION).contains(&version) {
+            bail!(
+                "chunk {chunk}: format version {version}, this Vato reads {OLDEST_VERSION} to \
+                 {FORMAT_VERSION}"
+            );
         }
         if field(12) as usize != RECORD_LEN {
             bail!(
@@ -266,7 +276,7 @@ pub fn parse(bytes: &[u8]) -> Result<Vec<Record>> {
             }
             _ => bail!("chunk {chunk} at byte {at}: truncated ({count} records announced)"),
         };
-        if checksum(header, body) != stored {
+        if checksum(version, header, body) != stored {
             bail!("chunk {chunk} at byte {at}: checksum mismatch (the data is damaged)");
         }
         for (i, raw) in body.chunks_exact(RECORD_LEN).enumerate() {
@@ -370,6 +380,19 @@ mod tests {
         let mut version = bytes.clone();
         version[8] = 9;
         assert!(message(&version).contains("format version 9"));
+        // A chunk of version 1, summed with FNV-1a, still reads, before or after a new one.
+        let mut old = bytes.clone();
+        old[8] = 1;
+        let sum = legacy_fnv1a(&[&old[..CHECKSUM_AT], &old[HEADER_LEN..]]);
+        old[CHECKSUM_AT..HEADER_LEN].copy_from_slice(&sum.to_le_bytes());
+        let mut joined = old.clone();
+        joined.extend_from_slice(&bytes);
+        assert_eq!(
+            parse(&joined).unwrap().len(),
+            2 * parse(&bytes).unwrap().len()
+        );
+        old[HEADER_LEN + 40] ^= 4;
+        assert!(message(&old).contains("checksum mismatch"));
         for m in [message(&flipped), message(&tail)] {
             assert!(!m.contains('\n'));
         }

@@ -21,7 +21,7 @@ use crate::progress::JobProgress;
 use crate::random::Rng;
 use crate::rules::geometry::{NUM_SQUARES, Square};
 use crate::rules::position::Color;
-use crate::safe_file::{fnv1a, write_atomically};
+use crate::safe_file::{checksum, legacy_fnv1a, write_atomically};
 use anyhow::{Context, Result, bail};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -170,7 +170,7 @@ impl State {
                 b.extend_from_slice(&x.to_le_bytes());
             }
         }
-        let sum = fnv1a(&b);
+        let sum = checksum(&b);
         b.extend_from_slice(&sum.to_le_bytes());
         b
     }
@@ -187,7 +187,10 @@ impl State {
             );
         }
         let (body, sum) = bytes.split_at(bytes.len() - 8);
-        if fnv1a(body) != u64::from_le_bytes(sum.try_into().unwrap()) {
+        // Checkpoints carry no version: one written before XXH3 was summed with FNV-1a,
+        // which is tried only when XXH3 does not match, so that such a run resumes.
+        let stored = u64::from_le_bytes(sum.try_into().unwrap());
+        if checksum(body) != stored && legacy_fnv1a(&[body]) != stored {
             bail!("checksum mismatch (the file is damaged)");
         }
         let floats = |from: usize| -> Vec<f32> {

@@ -12,7 +12,7 @@
 //! resumes exactly where it was.
 
 use crate::random::Rng;
-use crate::safe_file::fnv1a;
+use crate::safe_file::{checksum, legacy_fnv1a};
 use std::fmt;
 
 /// The step's decay exponent.
@@ -165,13 +165,15 @@ impl Plan {
 
 /// `text` with its checksum appended, as a log line.
 fn sealed(text: &str) -> String {
-    format!("{text} ~{:016x}\n", fnv1a(text.as_bytes()))
+    format!("{text} ~{:016x}\n", checksum(text.as_bytes()))
 }
 
 /// The text of a log line whose checksum holds.
 fn unsealed(line: &str) -> Option<&str> {
     let (text, sum) = line.rsplit_once(" ~")?;
-    (u64::from_str_radix(sum, 16).ok()? == fnv1a(text.as_bytes())).then_some(text)
+    // Logs written before XXH3 sealed their lines with FNV-1a; they still resume.
+    let sum = u64::from_str_radix(sum, 16).ok()?;
+    (sum == checksum(text.as_bytes()) || sum == legacy_fnv1a(&[text.as_bytes()])).then_some(text)
 }
 
 impl Spsa {

@@ -157,8 +157,17 @@ mod tests {
         other_second[36] = 8;
         assert!(message(&other_second).contains("second layer of 8"));
         let mut later_version = bytes.clone();
-        later_version[8] = 3;
-        assert!(message(&later_version).contains("format version 3"));
+        later_version[8] = 4;
+        assert!(message(&later_version).contains("format version 4"));
+        // A version 2 file, summed with FNV-1a, still loads.
+        let mut older = bytes[..bytes.len() - 8].to_vec();
+        older[8] = 2;
+        let sum = crate::safe_file::legacy_fnv1a(&[&older]);
+        older.extend_from_slice(&sum.to_le_bytes());
+        assert_eq!(Network::from_bytes(&older).unwrap().to_bytes(), bytes);
+        let mut older_damaged = older.clone();
+        older_damaged[500] ^= 1;
+        assert!(message(&older_damaged).contains("checksum mismatch"));
         let mut damaged = bytes.clone();
         damaged[500] ^= 1;
         assert!(message(&damaged).contains("checksum mismatch"));

@@ -6,21 +6,24 @@
 //! validation loss f32, description length u32 and UTF-8 text), then the feature weights
 //! (inputs x hidden i16, one input's column after another), the feature biases (hidden
 //! i16), the output weights (buckets x 2 hidden i16: the side to move's half first), the
-//! output biases (buckets i32), and an FNV-1a checksum (u64) of every byte before it.
-//! Version 2 adds the second layer's size (u32, 0 for none) after the evaluation scale,
-//! and, when it has one, its weights (size x 2 hidden i16), biases (size i32) and output
-//! weights (buckets x size i16) after the output biases; version 1 files still load.
+//! output biases (buckets i32), and a checksum (u64) of every byte before it: XXH3-64
+//! from version 3 on, FNV-1a before. Version 2 adds the second layer's size (u32, 0 for
+//! none) after the evaluation scale, and, when it has one, its weights (size x 2 hidden
+//! i16), biases (size i32) and output weights (buckets x size i16) after the output
+//! biases; files of versions 1 and 2 still load.
 
 use super::features::INPUTS;
 use super::simd::Kernel;
 use super::{BUCKETS, EVAL_SCALE, HIDDEN, LAYER2, QA, QB};
-use crate::safe_file::{fnv1a, write_atomically};
+use crate::safe_file::{checksum, legacy_fnv1a, write_atomically};
 use anyhow::{Context, Result, bail};
 use std::path::Path;
 
 const MAGIC: [u8; 8] = *b"VATONNUE";
 /// Bump when the layout or the meaning of a field changes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
+/// The first version summed with [`checksum`] rather than FNV-1a.
+const XXH3_SINCE: u32 = 3;
 /// The longest description a file may carry.
 const MAX_DESCRIPTION: usize = 4096;
 
@@ -214,7 +217,7 @@ impl Network {
                 i16s(&mut b, row);
             }
         }
-        let sum = fnv1a(&b);
+        let sum = checksum(&b);
         b.extend_from_slice(&sum.to_le_bytes());
         b
     }
@@ -258,7 +261,12 @@ impl Network {
         if second != 0 && second != LAYER2 {
             bail!("a second layer of {second} values, this Vato runs {LAYER2} (or none)");
         }
-        if fnv1a(body) != u64::from_le_bytes(stored.try_into().unwrap()) {
+        let sum = if version >= XXH3_SINCE {
+            checksum(body)
+        } else {
+            legacy_fnv1a(&[body])
+        };
+        if sum != u64::from_le_bytes(stored.try_into().unwrap()) {
             bail!("checksum mismatch (the file is damaged)");
         }
         let positions = r.u64()?;

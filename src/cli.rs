@@ -67,7 +67,7 @@ pub enum Command {
         eval_file: Option<std::path::PathBuf>,
         /// The game whose positions are searched: tsivy or dimy (dimy is always evaluated
         /// by the hand-written terms, the network knowing Tsivy only).
-        #[arg(long, value_name = "GAME", default_value = "tsivy", value_parser = crate::runner::args::parse_board)]
+        #[arg(long, value_name = "GAME", default_value = "tsivy", value_parser = crate::rules::variant::parse_capture_board)]
         variant: crate::rules::board::Board,
     },
     /// Plays engines against each other, refereed by Vato's rules.

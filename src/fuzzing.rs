@@ -4,7 +4,7 @@
 //! the readers fails: they never panic on bad input, and their error lines are one line of
 //! printable text of bounded length.
 
-use crate::protocol::echo::MAX_MESSAGE_CHARS;
+use crate::echo::MAX_MESSAGE_CHARS;
 use crate::protocol::parser::parse_command;
 use crate::protocol::session::{error_line, not_utf8_line};
 use crate::rules::ChainRule;

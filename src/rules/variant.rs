@@ -88,6 +88,15 @@ impl std::str::FromStr for Variant {
     }
 }
 
+/// A capture game's board from its `Variant` name, for the commands that work on capture
+/// games only (refereeing, bench, tables); Telo has no captures.
+pub fn parse_capture_board(text: &str) -> Result<Board, String> {
+    let variant: Variant = text.parse()?;
+    variant
+        .board()
+        .ok_or_else(|| format!("this takes a capture game, tsivy or dimy, not {variant}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use super::stats::{EloModel, Sprt};
 use super::tournament::{MatchConfig, Schedule, TournamentKind};
 use crate::rules::board::Board;
 use crate::rules::position::Color;
-use crate::rules::variant::Variant;
+use crate::rules::variant::parse_capture_board;
 use crate::rules::{ChainRule, DEFAULT_NO_CAPTURE_LIMIT, Rules};
 use crate::shard::Shard;
 use anyhow::{Result, anyhow, bail};
@@ -133,7 +133,7 @@ pub struct MatchArgs {
 
     /// The game: tsivy (9 x 5) or dimy (5 x 5). For dimy every engine must declare the
     /// option Variant, which is set to dimy.
-    #[arg(long, value_name = "GAME", default_value = "tsivy", value_parser = parse_board)]
+    #[arg(long, value_name = "GAME", default_value = "tsivy", value_parser = parse_capture_board)]
     pub variant: Board,
 
     /// Play the vela game favouring this side, white or black (Tsivy only): the favoured
@@ -266,15 +266,6 @@ fn required<T: std::str::FromStr>(
     key: &str,
 ) -> Result<T> {
     number(option, map, key)?.ok_or_else(|| anyhow!("{option}: {key}= is missing"))
-}
-
-/// A capture game's board from its `Variant` name, for the commands that work on capture
-/// games only (refereeing, bench, tables); Telo has no captures.
-pub fn parse_board(text: &str) -> Result<Board, String> {
-    let variant: Variant = text.parse()?;
-    variant
-        .board()
-        .ok_or_else(|| format!("this takes a capture game, tsivy or dimy, not {variant}"))
 }
 
 /// A side, `white` or `black`, in any case.

@@ -256,7 +256,7 @@ fn escape(value: &str) -> String {
 /// `text` with control characters (a NUL from an engine, say) written as escapes, so that
 /// a record is text that every PGN reader can take.
 fn printable_text(text: &str) -> String {
-    crate::protocol::echo::printable(text, usize::MAX)
+    crate::echo::printable(text, usize::MAX)
 }
 
 impl GameRecord {

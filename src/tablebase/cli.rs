@@ -20,7 +20,7 @@ pub struct TableRules {
     mandatory_continuation: bool,
     /// The game: tsivy or dimy (Dimy's files are named `vato-dimy-AvB.vtb`, so both sets
     /// can share a folder).
-    #[arg(long, value_name = "GAME", default_value = "tsivy", value_parser = crate::runner::args::parse_board)]
+    #[arg(long, value_name = "GAME", default_value = "tsivy", value_parser = crate::rules::variant::parse_capture_board)]
     variant: Board,
 }
 

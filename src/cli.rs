@@ -69,6 +69,10 @@ pub enum Command {
         /// by the hand-written terms, the network knowing Tsivy only).
         #[arg(long, value_name = "GAME", default_value = "tsivy", value_parser = crate::rules::variant::parse_capture_board)]
         variant: crate::rules::board::Board,
+        /// Probe the endgame tables in DIR below the root, to measure what they cost (the
+        /// node count is then no signature).
+        #[arg(long, value_name = "DIR")]
+        tables: Option<std::path::PathBuf>,
     },
     /// Plays engines against each other, refereed by Vato's rules.
     ///
@@ -129,6 +133,7 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
             hand_written,
             eval_file,
             variant,
+            tables,
         } => {
             let tsivy = variant == crate::rules::board::Board::Tsivy;
             let network = if tsivy {
@@ -136,7 +141,26 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
             } else {
                 None
             };
-            for line in crate::engine::bench::run(Some(depth), variant, network) {
+            let lines = match tables {
+                None => crate::engine::bench::run(Some(depth), variant, network),
+                Some(dir) => {
+                    let rules = crate::rules::Rules {
+                        board: variant,
+                        ..crate::rules::Rules::default()
+                    };
+                    let tables = crate::tablebase::Tablebase::open(
+                        &dir,
+                        rules,
+                        crate::tablebase::MAX_STONES,
+                    )?;
+                    if tables.layers().is_empty() {
+                        anyhow::bail!("no tables in {}", dir.display());
+                    }
+                    let tables = std::sync::Arc::new(tables);
+                    crate::engine::bench::run_with_tables(Some(depth), variant, network, tables)
+                }
+            };
+            for line in lines {
                 writeln!(out, "{line}")?;
             }
             out.flush()?;

@@ -75,8 +75,10 @@ fn mask(line: &str) -> String {
 }
 
 /// The engine in a new process, its input and output piped, its diagnostics dropped.
+/// No tables from the machine's default folder: the examples show an engine without them.
 fn spawn_vato() -> Child {
     Command::new(env!("CARGO_BIN_EXE_vato"))
+        .env("VATO_TABLEBASES", "")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -286,6 +288,7 @@ fn vato_arguments(line: &str) -> Option<Vec<String>> {
 
 fn run_vato(arguments: &[String]) -> Vec<String> {
     let output = Command::new(env!("CARGO_BIN_EXE_vato"))
+        .env("VATO_TABLEBASES", "")
         .args(arguments)
         .stdin(Stdio::null())
         .stderr(Stdio::null())

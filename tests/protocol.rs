@@ -50,8 +50,12 @@ impl Engine {
         Engine::start_command(Command::new(env!("CARGO_BIN_EXE_vato")))
     }
 
-    /// Starts the protocol session through `command` (a wrapper that limits it, say).
+    /// Starts the protocol session through `command` (a wrapper that limits it, say),
+    /// without the tables of the machine's default folder unless `command` names some.
     fn start_command(mut command: Command) -> Engine {
+        if !command.get_envs().any(|(key, _)| key == "VATO_TABLEBASES") {
+            command.env("VATO_TABLEBASES", "");
+        }
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -11,7 +11,8 @@ use vato::rules::movegen::legal_turns;
 use vato::rules::position::{Color, Position};
 use vato::rules::{ChainRule, Rules};
 use vato::tablebase::{
-    Outcome, Progress, Tablebase, Value, build, build_layers, layer_size, layers_with, position_of,
+    Kind, Outcome, Progress, Tablebase, Value, build, build_layers, layer_size, layers_with,
+    legacy_file_name, position_of, table_file_name,
 };
 
 const CHAIN: ChainRule = ChainRule::Optional;
@@ -488,22 +489,57 @@ fn finished_layers_are_kept_and_damaged_files_are_refused() {
     assert!(second.solved.is_empty());
     assert_eq!(second.kept.len(), 3);
 
-    let path = dir.join(vato::tablebase::layer_file_name(Board::Tsivy, 2, 1));
+    // A flipped bit in the first block of 2v1's values (after the 64-byte header and 16
+    // bytes of index a block): found when a probe first decodes that block, said once,
+    // and the layer is no longer used; never a wrong value.
+    let path = dir.join(table_file_name(Board::Tsivy, Kind::Wdl, 2, 1));
     let mut bytes = std::fs::read(&path).unwrap();
-    let last = bytes.len() - 1;
-    bytes[last] ^= 1;
+    let size = layer_size(Board::Tsivy, 2, 1);
+    let blocks = size.div_ceil(vato::tablebase::BLOCK_ENTRIES as u64) as usize;
+    bytes[64 + 16 * blocks + 7] ^= 1;
     std::fs::write(&path, &bytes).unwrap();
-    let error = Tablebase::open(&dir, rules, 3)
-        .err()
-        .expect("a damaged file is refused");
+    let tables = Tablebase::open(&dir, rules, 3).expect("the headers are whole");
+    assert!(tables.layers().contains(&(2, 1)));
+    let damaged_block = 0;
+    let mut refused = 0;
+    for index in 0..size {
+        let position = position_of(Board::Tsivy, 2, 1, index);
+        match tables.probe(&position) {
+            Some(value) => assert_eq!(Some(value), oracle_value(&position), "{position}"),
+            None => refused += 1,
+        }
+    }
+    assert!(refused > 0, "a probe meets the damaged block");
+    let faults = tables.take_faults();
+    assert_eq!(faults.len(), 1, "{faults:?}");
+    assert!(
+        faults[0].contains(&format!("block {damaged_block} fails its checksum"))
+            && faults[0].contains("layer 2v1 is no longer used"),
+        "{faults:?}"
+    );
+    assert!(!tables.layers().contains(&(2, 1)));
+    assert!(tables.take_faults().is_empty(), "said once");
+    // A build does not take the damaged layer as finished work to build on.
+    let error = build(&dir, 4, &rules, 2, Progress::Quiet).expect_err("damage is found");
     assert!(format!("{error:#}").contains("checksum"), "{error:#}");
 
     let other = Rules {
         chain_rule: ChainRule::Mandatory,
         ..rules
     };
-    assert!(Tablebase::open(&dir, other, 2).is_err());
+    let tables = Tablebase::open(&dir, other, 2).unwrap();
+    assert!(tables.layers().is_empty());
+    assert!(
+        tables.refused()[0].contains("built for another chain rule"),
+        "{:?}",
+        tables.refused()
+    );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The oracle's value of a position of up to three stones, as the tables would give it.
+fn oracle_value(position: &Position) -> Option<Value> {
+    oracle().get(&normalized(position)).copied()
 }
 
 /// Runs the engine with `--tablebase-path` on the four-stone tables, sends `commands`,
@@ -611,15 +647,19 @@ fn the_engine_reads_the_tables_of_the_variant_played() {
 fn a_table_of_another_board_is_refused() {
     let dir = temp_dir("other-board");
     build(&dir, 2, &rules_on(Board::Dimy), 1, Progress::Quiet).unwrap();
-    std::fs::rename(
-        dir.join(vato::tablebase::layer_file_name(Board::Dimy, 1, 1)),
-        dir.join(vato::tablebase::layer_file_name(Board::Tsivy, 1, 1)),
-    )
-    .unwrap();
-    let error = Tablebase::open(&dir, Rules::default(), 2)
-        .err()
-        .expect("a Dimy file is not a Tsivy table");
-    let error = format!("{error:#}");
+    for kind in [Kind::Wdl, Kind::Distance] {
+        std::fs::rename(
+            dir.join(table_file_name(Board::Dimy, kind, 1, 1)),
+            dir.join(table_file_name(Board::Tsivy, kind, 1, 1)),
+        )
+        .unwrap();
+    }
+    let tables = Tablebase::open(&dir, Rules::default(), 2).unwrap();
+    assert!(
+        tables.layers().is_empty(),
+        "a Dimy file is not a Tsivy table"
+    );
+    let error = tables.refused().join("; ");
     assert!(
         error.contains("wrong size") || error.contains("built for another board"),
         "{error}"
@@ -730,7 +770,7 @@ fn vato_guarded(args: &[&str]) -> (Option<std::process::ExitStatus>, String, Str
 /// gives a clear error at once from `probe`, `stats` and the `TablebasePath` option.
 #[test]
 fn special_files_named_like_layers_are_refused_not_read() {
-    let name = vato::tablebase::layer_file_name(Board::Tsivy, 1, 1);
+    let name = table_file_name(Board::Tsivy, Kind::Wdl, 1, 1);
     let fifo = temp_dir("fifo");
     std::fs::create_dir_all(&fifo).unwrap();
     let made = std::process::Command::new("mkfifo")
@@ -743,22 +783,22 @@ fn special_files_named_like_layers_are_refused_not_read() {
     std::os::unix::fs::symlink("/dev/zero", zero.join(&name)).unwrap();
     for dir in [&fifo, &zero] {
         let dir = dir.to_str().unwrap();
-        for args in [
-            vec!["tablebase", "stats", "--dir", dir],
-            vec![
-                "tablebase",
-                "probe",
-                "--dir",
-                dir,
-                "--fen",
-                "9/9/9/9/W1B6 w",
-            ],
-        ] {
-            let (status, out, err) = vato_guarded(&args);
-            let status = status.unwrap_or_else(|| panic!("{args:?} hung"));
-            assert!(!status.success(), "{args:?}: {out}");
-            assert!(err.contains("not a regular file"), "{args:?}: {err}");
-        }
+        let (status, out, err) = vato_guarded(&["tablebase", "stats", "--dir", dir]);
+        assert!(!status.expect("stats does not hang").success(), "{out}");
+        assert!(err.contains("not a regular file"), "{err}");
+        // The probe leaves the layer out and says why.
+        let probe = [
+            "tablebase",
+            "probe",
+            "--dir",
+            dir,
+            "--fen",
+            "9/9/9/9/W1B6 w",
+        ];
+        let (status, out, err) = vato_guarded(&probe);
+        assert!(status.expect("probe does not hang").success(), "{err}");
+        assert!(out.contains("not a regular file"), "{out}");
+        assert!(out.contains("not in the tables"), "{out}");
         let mut engine = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -807,23 +847,59 @@ fn stats_lists_only_the_layers_built() {
     }
 }
 
-/// Every header byte counts: a changed no-capture limit or padding byte is damage.
+/// Every header byte counts: a changed no-capture limit, padding byte or block index entry
+/// is damage, and the layer is left out with one line saying so.
 #[test]
 fn header_fields_are_covered_by_the_checksum() {
     let rules = Rules::default();
-    for offset in [12, 22, 23] {
+    for offset in [18, 20, 48, 64, 72] {
         let dir = temp_dir(&format!("header-{offset}"));
         build(&dir, 2, &rules, 1, Progress::Quiet).unwrap();
-        let path = dir.join(vato::tablebase::layer_file_name(Board::Tsivy, 1, 1));
+        let path = dir.join(table_file_name(Board::Tsivy, Kind::Distance, 1, 1));
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[offset] ^= 0x40;
         std::fs::write(&path, &bytes).unwrap();
-        let error = Tablebase::open(&dir, rules, 2)
-            .err()
-            .unwrap_or_else(|| panic!("a changed byte {offset} is refused"));
-        assert!(format!("{error:#}").contains("checksum"), "{error:#}");
+        let tables = Tablebase::open(&dir, rules, 2).unwrap();
+        assert!(
+            tables.layers().is_empty(),
+            "a changed byte {offset} is refused"
+        );
+        let refused = tables.refused().join("; ");
+        assert!(refused.contains("checksum"), "{offset}: {refused}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
+}
+
+/// A file cut short, a layer with one of its two files, a file of another version and a
+/// folder of version 2 files: each refused with one line, the other layers still used.
+#[test]
+fn truncated_half_and_foreign_layers_are_refused_in_one_line() {
+    let rules = Rules::default();
+    let dir = temp_dir("foreign");
+    build(&dir, 3, &rules, 1, Progress::Quiet).unwrap();
+    let wdl = |a, b| dir.join(table_file_name(Board::Tsivy, Kind::Wdl, a, b));
+    let distance = |a, b| dir.join(table_file_name(Board::Tsivy, Kind::Distance, a, b));
+    // 2v1's values cut short; 1v2 without its distances; 1v1 of a later version.
+    let bytes = std::fs::read(wdl(2, 1)).unwrap();
+    std::fs::write(wdl(2, 1), &bytes[..bytes.len() - 5]).unwrap();
+    std::fs::remove_file(distance(1, 2)).unwrap();
+    let mut bytes = std::fs::read(wdl(1, 1)).unwrap();
+    bytes[8] = 4;
+    std::fs::write(wdl(1, 1), &bytes).unwrap();
+    std::fs::write(dir.join(legacy_file_name(Board::Tsivy, 1, 2)), b"old").unwrap();
+    let tables = Tablebase::open(&dir, rules, 3).unwrap();
+    assert!(tables.layers().is_empty(), "{:?}", tables.layers());
+    let refused = tables.refused();
+    assert_eq!(refused.len(), 4, "{refused:?}");
+    for (line, words) in refused.iter().zip([
+        "format version 4",
+        "truncated",
+        "other file is missing",
+        "version 2 files (1v2)",
+    ]) {
+        assert!(line.contains(words) && !line.contains('\n'), "{line}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The layer pairs of one stone count built separately (as on several machines) and
@@ -870,16 +946,20 @@ fn layer_pairs_built_apart_and_collected_equal_one_build() {
         "{partial}"
     );
     // Collect the pairs into the first directory: the same files as the single build.
-    let name = vato::tablebase::layer_file_name(Board::Tsivy, 2, 2);
-    std::fs::copy(collected[1].join(&name), collected[0].join(&name)).unwrap();
+    for kind in [Kind::Wdl, Kind::Distance] {
+        let name = table_file_name(Board::Tsivy, kind, 2, 2);
+        std::fs::copy(collected[1].join(&name), collected[0].join(&name)).unwrap();
+    }
     for n in 2..=4 {
         for (a, b) in layers_with(n) {
-            let name = vato::tablebase::layer_file_name(Board::Tsivy, a, b);
-            assert_eq!(
-                std::fs::read(whole.join(&name)).unwrap(),
-                std::fs::read(collected[0].join(&name)).unwrap(),
-                "{name}"
-            );
+            for kind in [Kind::Wdl, Kind::Distance] {
+                let name = table_file_name(Board::Tsivy, kind, a, b);
+                assert_eq!(
+                    std::fs::read(whole.join(&name)).unwrap(),
+                    std::fs::read(collected[0].join(&name)).unwrap(),
+                    "{name}"
+                );
+            }
         }
     }
     let complete = stats(&collected[0]);
@@ -893,4 +973,126 @@ fn layer_pairs_built_apart_and_collected_equal_one_build() {
             .missing()
             .is_empty()
     );
+}
+
+/// Runs the engine with no `--tablebase-path`, its environment changed by `envs` (the
+/// variables of the default folder removed first), sends `commands`, and returns its
+/// whole output.
+fn engine_with_env(envs: &[(&str, &std::path::Path)], commands: &[&str]) -> Vec<String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut command = Command::new(env!("CARGO_BIN_EXE_vato"));
+    command
+        .env_remove("VATO_TABLEBASES")
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("HOME");
+    for (key, value) in envs {
+        command.env(key, value);
+    }
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("engine starts");
+    let mut stdin = child.stdin.take().expect("piped");
+    for line in commands {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// Without `TablebasePath`, the engine finds the tables in `$VATO_TABLEBASES`, else in the
+/// user's data folder, says so once after the banner, and plays from them; an empty
+/// `TablebasePath` switches them off; nothing is said when there are none.
+#[test]
+fn the_engine_finds_the_tables_in_the_default_folder() {
+    let home = temp_dir("home");
+    let data = home.join(".local/share/vato/tablebases");
+    build(&data, 3, &Rules::default(), 2, Progress::Quiet).unwrap();
+    let xdg = temp_dir("xdg");
+    build(
+        &xdg.join("vato/tablebases"),
+        2,
+        &Rules::default(),
+        2,
+        Progress::Quiet,
+    )
+    .unwrap();
+    // White c3 and g3 against black e1: c3d2A takes the last black stone.
+    let play = ["position fen 9/9/2W3W2/9/4B4 w", "go depth 5"];
+    for (envs, stones, dir) in [
+        (
+            vec![("VATO_TABLEBASES", tables_dir().as_path())],
+            4,
+            tables_dir().clone(),
+        ),
+        (vec![("HOME", home.as_path())], 3, data.clone()),
+        (
+            vec![("HOME", home.as_path()), ("XDG_DATA_HOME", xdg.as_path())],
+            2,
+            xdg.join("vato/tablebases"),
+        ),
+    ] {
+        let lines = engine_with_env(&envs, &play);
+        let text = lines.join("\n");
+        let said = format!(
+            "info string tablebase: {} layers, up to {stones} stones, in '{}', opened in ",
+            stones * (stones - 1) / 2,
+            dir.display()
+        );
+        assert!(lines[1].starts_with(&said), "{said}\n{text}");
+        assert_eq!(lines.last().unwrap(), "bestmove c3d2A", "{text}");
+        if stones >= 3 {
+            assert!(
+                lines.iter().any(|l| l == "info string tablebase win 1"),
+                "{text}"
+            );
+        }
+    }
+    // Switched off by an empty path: the engine searches.
+    let envs = [("VATO_TABLEBASES", tables_dir().as_path())];
+    let off = engine_with_env(
+        &envs,
+        &["setoption name TablebasePath value", play[0], play[1]],
+    );
+    assert!(
+        off.iter().all(|l| l != "info string tablebase win 1"),
+        "{off:?}"
+    );
+    assert!(off.iter().any(|l| l.starts_with("info depth 2")), "{off:?}");
+    // Nothing there, nothing said; the option's default names the default folder.
+    let empty = temp_dir("no-tables");
+    std::fs::create_dir_all(&empty).unwrap();
+    let lines = engine_with_env(&[("VATO_TABLEBASES", empty.as_path())], &["uci", "quit"]);
+    assert!(lines.iter().all(|l| !l.contains("tablebase:")), "{lines:?}");
+    assert!(
+        lines.contains(&"option name TablebasePath type string default <default>".to_string()),
+        "{lines:?}"
+    );
+    // `vato tablebase build` without --dir writes into the default folder.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
+        .args(["tablebase", "build", "--stones", "2"])
+        .env("VATO_TABLEBASES", &empty)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        empty
+            .join(table_file_name(Board::Tsivy, Kind::Wdl, 1, 1))
+            .is_file()
+    );
+    for dir in [home, xdg, empty] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }

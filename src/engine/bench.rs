@@ -8,6 +8,7 @@ use crate::engine::tt::TranspositionTable;
 use crate::rules::board::Board;
 use crate::rules::fen::parse_position_on;
 use crate::rules::position::Position;
+use crate::tablebase::Tablebase;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -85,7 +86,19 @@ const BENCH_HASH_MB: usize = 16;
 /// position and the total line `<nodes> nodes <nps> nps`.
 /// `network` is the evaluation's network (the hand-written evaluation when `None`).
 pub fn run(depth: Option<u32>, board: Board, network: Option<Arc<Network>>) -> Vec<String> {
-    run_until(depth, board, network, &Signals::new(false))
+    run_until(depth, board, network, None, &Signals::new(false))
+        .expect("a bench that is never stopped completes")
+}
+
+/// [`run`] with endgame tables probed below the root (the node count then differs: it is
+/// no signature), to measure what the tables cost the search.
+pub fn run_with_tables(
+    depth: Option<u32>,
+    board: Board,
+    network: Option<Arc<Network>>,
+    tables: Arc<Tablebase>,
+) -> Vec<String> {
+    run_until(depth, board, network, Some(tables), &Signals::new(false))
         .expect("a bench that is never stopped completes")
 }
 
@@ -94,6 +107,7 @@ pub fn run_until(
     depth: Option<u32>,
     board: Board,
     network: Option<Arc<Network>>,
+    tablebase: Option<Arc<Tablebase>>,
     signals: &Signals,
 ) -> Option<Vec<String>> {
     let depth = depth.unwrap_or(DEFAULT_DEPTH).max(1);
@@ -105,6 +119,7 @@ pub fn run_until(
         tt.clear();
         let request = SearchRequest {
             network: network.clone(),
+            tablebase: tablebase.clone(),
             ..SearchRequest::new(vec![position], Limits::to_depth(depth), tt.clone())
         };
         let started = Instant::now();

@@ -6,6 +6,9 @@ use crate::rules::variant::Variant;
 use crate::rules::{ChainRule, DEFAULT_NO_CAPTURE_LIMIT, Rules};
 use crate::tablebase::MAX_STONES;
 
+/// The value of `TablebasePath` that means the default folder of the tables.
+pub const DEFAULT_TABLEBASE_PATH: &str = "<default>";
+
 /// The kind and range of an option, as declared to the interface.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Kind {
@@ -81,9 +84,13 @@ const SPECS: &[Spec] = &[
         name: "Debug Log File",
         kind: Kind::Text { default: "" },
     },
+    // `<default>`: the folder every Vato looks in (see `tablebase::default_dir`); empty:
+    // no tables.
     Spec {
         name: "TablebasePath",
-        kind: Kind::Text { default: "" },
+        kind: Kind::Text {
+            default: DEFAULT_TABLEBASE_PATH,
+        },
     },
     // Memory grows about tenfold per stone (6 stones: 1.1 GB, 7: 12.5 GB).
     Spec {
@@ -241,7 +248,7 @@ impl Default for EngineOptions {
             ponder: false,
             move_overhead_ms: 10,
             debug_log_file: String::new(),
-            tablebase_path: String::new(),
+            tablebase_path: DEFAULT_TABLEBASE_PATH.to_string(),
             tablebase_stones: MAX_STONES as u32,
             skill_level: MAX_SKILL,
             limit_strength: false,

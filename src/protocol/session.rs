@@ -13,7 +13,7 @@ use crate::engine::skill;
 use crate::engine::timeman::Clock;
 use crate::engine::tt::TranspositionTable;
 use crate::engine::wdl::wdl;
-use crate::protocol::options::{Change, EMBEDDED_NET, EngineOptions};
+use crate::protocol::options::{Change, DEFAULT_TABLEBASE_PATH, EMBEDDED_NET, EngineOptions};
 use crate::protocol::parser::{Command, GoParams, Query, parse_command};
 use crate::random::Rng;
 use crate::rules::TurnRules;
@@ -28,7 +28,7 @@ use crate::rules::perft::perft_report;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::rules::variant::Variant;
-use crate::tablebase::{Tablebase, Value as TablebaseValue, layer_names};
+use crate::tablebase::{Tablebase, Value as TablebaseValue, default_dir, layer_names};
 use crate::timestamp::log_timestamp;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, Write};
@@ -328,7 +328,7 @@ impl Session {
             Command::Bench(depth) => {
                 let (network, board) = (self.network_in_use(), self.board());
                 self.start_task("bench", move |signals| {
-                    crate::engine::bench::run_until(depth, board, network, signals)
+                    crate::engine::bench::run_until(depth, board, network, None, signals)
                         .unwrap_or_else(|| vec!["info string bench stopped".into()])
                 });
             }
@@ -396,7 +396,10 @@ impl Session {
             }
             Ok(Change::TablebasePath) => {
                 let path = self.options.tablebase_path.clone();
-                if !path.is_empty() && !std::path::Path::new(&path).is_dir() {
+                if !path.is_empty()
+                    && path != DEFAULT_TABLEBASE_PATH
+                    && !std::path::Path::new(&path).is_dir()
+                {
                     self.options = before;
                     self.error(&format!(
                         "option 'TablebasePath': '{path}' is not a directory"
@@ -498,20 +501,38 @@ impl Session {
         })
     }
 
-    /// (Re)reads the tables for the current path and rules, and says what was found.
+    /// The folder of the tables to use: `TablebasePath`, or for `<default>` the default
+    /// folder when it exists; `None` for none (an empty path switches the tables off).
+    fn tablebase_dir(&self) -> Option<std::path::PathBuf> {
+        match self.options.tablebase_path.as_str() {
+            "" => None,
+            DEFAULT_TABLEBASE_PATH => default_dir().filter(|dir| dir.is_dir()),
+            path => Some(path.into()),
+        }
+    }
+
+    /// (Re)opens the tables for the current path and rules, and says what was found: for
+    /// the default folder, only when it holds tables.
     fn open_tablebase(&mut self) {
         self.tablebase = None;
         self.tablebase_board = self.board();
-        let path = self.options.tablebase_path.clone();
-        if path.is_empty() {
+        let Some(dir) = self.tablebase_dir() else {
             return;
-        }
+        };
+        let by_default = self.options.tablebase_path == DEFAULT_TABLEBASE_PATH;
+        let path = dir.display().to_string();
         let started = std::time::Instant::now();
         let stones = self.options.tablebase_stones as usize;
-        match Tablebase::open(std::path::Path::new(&path), self.options.rules(), stones) {
+        match Tablebase::open(&dir, self.options.rules(), stones) {
             Ok(tables) if tables.layers().is_empty() => {
-                let path = printable(&path, MAX_MESSAGE_CHARS);
-                self.say(&format!("info string tablebase: no tables in '{path}'"));
+                for line in tables.refused() {
+                    let line = printable(line, MAX_MESSAGE_CHARS);
+                    self.say(&format!("info string tablebase: refused: {line}"));
+                }
+                if !by_default {
+                    let path = printable(&path, MAX_MESSAGE_CHARS);
+                    self.say(&format!("info string tablebase: no tables in '{path}'"));
+                }
             }
             Ok(tables) => {
                 let missing = tables.missing();
@@ -523,11 +544,17 @@ impl Session {
                         MAX_MESSAGE_CHARS,
                     )
                 };
+                for line in tables.refused() {
+                    let line = printable(line, MAX_MESSAGE_CHARS);
+                    self.say(&format!("info string tablebase: refused: {line}"));
+                }
+                let place = printable(&path, MAX_MESSAGE_CHARS);
                 self.say(&format!(
-                    "info string tablebase: {} layers, up to {} stones{gaps}, read in {:.1} s",
+                    "info string tablebase: {} layers, up to {} stones{gaps}, in '{place}', \
+                     opened in {:.1} ms",
                     tables.layers().len(),
                     tables.max_stones(),
-                    started.elapsed().as_secs_f64()
+                    started.elapsed().as_secs_f64() * 1000.0
                 ));
                 self.tablebase = Some(Arc::new(tables));
             }
@@ -941,6 +968,13 @@ impl SearchJob {
         {
             std::thread::sleep(Duration::from_millis(1));
         }
+        // A damaged block met on the way: its layer is no longer used, and the GUI is told.
+        if let Some(tables) = &self.request.tablebase {
+            for fault in tables.take_faults() {
+                let fault = printable(&fault, MAX_MESSAGE_CHARS);
+                self.out.line(&format!("info string tablebase: {fault}"));
+            }
+        }
         self.finished.store(true, Ordering::SeqCst);
         self.out
             .line(&bestmove_line(&root, rule, &outcome, self.show_ponder));
@@ -1080,8 +1114,10 @@ pub fn not_utf8_line(bytes: &[u8], error: std::str::Utf8Error) -> String {
 pub fn run(mut input: impl BufRead, out: Arc<Output>, tablebase_path: Option<&str>) {
     out.line(&banner());
     let mut session = Session::new(out.clone());
-    if let Some(path) = tablebase_path {
-        session.set_option("TablebasePath", Some(path));
+    match tablebase_path {
+        Some(path) => session.set_option("TablebasePath", Some(path)),
+        // The tables in the default folder, said right after the banner when found.
+        None => session.open_tablebase(),
     }
     let mut bytes = Vec::new();
     loop {

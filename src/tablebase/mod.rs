@@ -23,16 +23,21 @@
 //! the opponent's last step, to its predecessors, which are decided at `n + 1`.
 
 mod cli;
-mod file;
 mod index;
+mod layer_file;
+mod legacy;
+mod location;
 mod probe;
 mod solver;
 mod stats;
+mod symmetry;
 mod value;
 
 pub use cli::{TablebaseCommand, run_cli};
-pub use file::{FORMAT_VERSION, layer_file_name};
 pub use index::{binomial, index_of, layer_size, layers_with, placement_of, position_of};
+pub use layer_file::{BLOCK_ENTRIES, FORMAT_VERSION, Kind, table_file_name};
+pub use legacy::{LEGACY_VERSION, legacy_file_name};
+pub use location::{TABLEBASES_VARIABLE, default_dir};
 pub use probe::{MAX_STONES, Tablebase, layer_names};
 pub use solver::{BuildReport, Progress, build, build_layers};
 pub use stats::{LayerStats, layer_stats};

@@ -1,23 +1,60 @@
-//! A set of solved layers read into memory, probed by the search and the protocol.
+//! A set of layers opened through memory maps, probed by the search and the protocol.
 
-use super::file::read_layer;
-use super::index::{index_of, layers_with};
+use super::index::{index_of, layers_with, placement_of};
+use super::layer_file::{BLOCK_ENTRIES, Kind, TableFile, value_of};
+use super::legacy::legacy_file_name;
+use super::symmetry::canonical;
 use super::value::{Outcome, Value};
 use crate::rules::Rules;
+use crate::rules::board::Board;
 use crate::rules::notation::spelled_turns;
 use crate::rules::position::Position;
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The most stones a layer of the tables can have.
 pub const MAX_STONES: usize = 8;
 
-/// A set of solved layers read into memory, probed through shared references so that
-/// every search thread can use one copy.
+/// Decoded blocks kept: shards, each locked apart so that search threads rarely wait for
+/// each other, of a few slots each. 64 x 32 blocks of 8 KiB: at most 16 MiB, allocated as
+/// probes fill it.
+const CACHE_SHARDS: usize = 64;
+const SLOTS_PER_SHARD: usize = 32;
+
+/// A layer's two files.
+struct MappedLayer {
+    wdl: TableFile,
+    distance: TableFile,
+    /// Set when a block failed its checksum: the layer is treated as absent from then on.
+    damaged: AtomicBool,
+}
+
+/// A decoded block in the cache.
+struct Slot {
+    /// Which file and block it holds ([`block_key`]), `u64::MAX` when empty.
+    key: u64,
+    entries: Vec<u8>,
+}
+
+struct Shard {
+    slots: Vec<Slot>,
+    /// Made when the shard decodes its first block.
+    decompressor: Option<zstd::bulk::Decompressor<'static>>,
+}
+
+/// A set of solved layers, mapped into memory and probed through shared references so that
+/// every search thread (and every engine process on the machine) uses one copy.
 pub struct Tablebase {
     /// Layer `(a, b)` at `a * (MAX_STONES + 1) + b`, when it was found.
-    layers: Vec<Option<Vec<u16>>>,
+    layers: Vec<Option<MappedLayer>>,
     rules: Rules,
+    cache: Vec<Mutex<Shard>>,
+    /// What went wrong since the last [`Tablebase::take_faults`], one line each.
+    faults: Mutex<Vec<String>>,
+    /// Layers refused when the set was opened, one line each.
+    refused: Vec<String>,
 }
 
 /// Layers as words, `4v3, 3v4`, for messages.
@@ -39,34 +76,106 @@ pub(super) fn slot_of(a: usize, b: usize) -> usize {
     a * (MAX_STONES + 1) + b
 }
 
+/// The cache key of block `block` of layer `slot`'s file of `kind`.
+fn block_key(slot: usize, kind: Kind, block: u64) -> u64 {
+    let file = 2 * slot as u64 + u64::from(kind == Kind::Distance);
+    file << 48 | block
+}
+
+/// Opens layer `(a, b)`'s two files; `Ok(None)` when neither is there.
+fn open_layer(dir: &Path, rules: &Rules, a: usize, b: usize) -> Result<Option<MappedLayer>> {
+    let wdl = TableFile::open(dir, rules, Kind::Wdl, a, b)?;
+    let distance = TableFile::open(dir, rules, Kind::Distance, a, b)?;
+    match (wdl, distance) {
+        (None, None) => Ok(None),
+        (Some(wdl), Some(distance)) => Ok(Some(MappedLayer {
+            wdl,
+            distance,
+            damaged: AtomicBool::new(false),
+        })),
+        (Some(file), None) | (None, Some(file)) => {
+            bail!("{}: the layer's other file is missing", file.name())
+        }
+    }
+}
+
 impl Tablebase {
-    /// Reads every layer of up to `max_stones` stones found in `dir`, for the given rules.
-    /// Missing layers are left out (their positions are not in the tables); a layer that
-    /// is damaged or was built for other rules is an error.
+    /// Opens every layer of up to `max_stones` stones found in `dir`, for the given rules:
+    /// headers and block indexes only, the blocks being read as probes touch them. Missing
+    /// layers are left out; a layer whose files are damaged or were built for other rules
+    /// is left out too, and said in [`Tablebase::refused`]. Only a folder that cannot be
+    /// read is an error.
     pub fn open(dir: &Path, rules: Rules, max_stones: usize) -> Result<Tablebase> {
         if !dir.is_dir() {
             bail!("{}: not a directory", dir.display());
         }
-        let mut layers = vec![None; slot_of(MAX_STONES, MAX_STONES) + 1];
+        std::fs::read_dir(dir).with_context(|| format!("{}: cannot be read", dir.display()))?;
+        let mut layers: Vec<Option<MappedLayer>> = Vec::new();
+        layers.resize_with(slot_of(MAX_STONES, MAX_STONES) + 1, || None);
+        let mut refused = Vec::new();
+        let mut legacy = Vec::new();
         for n in 2..=max_stones.min(MAX_STONES) {
             for (a, b) in layers_with(n) {
-                layers[slot_of(a, b)] = read_layer(dir, &rules, a, b)?;
+                match open_layer(dir, &rules, a, b) {
+                    Ok(layer) => layers[slot_of(a, b)] = layer,
+                    Err(e) => refused.push(format!("{e:#}")),
+                }
+                if layers[slot_of(a, b)].is_none()
+                    && dir.join(legacy_file_name(rules.board, a, b)).exists()
+                {
+                    legacy.push((a, b));
+                }
             }
         }
-        Ok(Tablebase { layers, rules })
+        if !legacy.is_empty() {
+            refused.push(format!(
+                "{} holds version 2 files ({}) that this Vato does not read: `vato tablebase \
+                 convert {} NEW` turns them into version 3",
+                dir.display(),
+                layer_names(&legacy),
+                dir.display()
+            ));
+        }
+        let cache = (0..CACHE_SHARDS)
+            .map(|_| {
+                Mutex::new(Shard {
+                    slots: Vec::new(),
+                    decompressor: None,
+                })
+            })
+            .collect();
+        Ok(Tablebase {
+            layers,
+            rules,
+            cache,
+            faults: Mutex::new(Vec::new()),
+            refused,
+        })
     }
 
     /// The board whose positions the tables hold.
-    pub fn board(&self) -> crate::rules::board::Board {
+    pub fn board(&self) -> Board {
         self.rules.board
     }
 
-    /// The layers held, smallest first.
+    /// The layers held (and not found damaged), smallest first.
     pub fn layers(&self) -> Vec<(usize, usize)> {
         (2..=MAX_STONES)
             .flat_map(layers_with)
-            .filter(|&(a, b)| self.layers[slot_of(a, b)].is_some())
+            .filter(|&(a, b)| self.layer(a, b).is_some())
             .collect()
+    }
+
+    /// One line for each layer left out when the set was opened (damaged, built for other
+    /// rules, of another version).
+    pub fn refused(&self) -> &[String] {
+        &self.refused
+    }
+
+    /// The faults met by probes since the last call, one line each (a block that failed its
+    /// checksum: its layer is no longer used).
+    pub fn take_faults(&self) -> Vec<String> {
+        std::mem::take(&mut *self.faults.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// The layers missing from a complete set up to [`Tablebase::max_stones`]: empty for
@@ -80,19 +189,100 @@ impl Tablebase {
         self.layers().iter().map(|&(a, b)| a + b).max().unwrap_or(0)
     }
 
+    fn layer(&self, a: usize, b: usize) -> Option<&MappedLayer> {
+        self.layers[slot_of(a, b)]
+            .as_ref()
+            .filter(|layer| !layer.damaged.load(Ordering::Relaxed))
+    }
+
+    /// The entry of `index` in `file` (layer `slot`'s file of `kind`), from the cache or
+    /// decoded into it.
+    fn entry(&self, slot: usize, kind: Kind, file: &TableFile, index: u64) -> Result<u8> {
+        let block = index / BLOCK_ENTRIES as u64;
+        let offset = (index % BLOCK_ENTRIES as u64) as usize;
+        let key = block_key(slot, kind, block);
+        let hash = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let shard = &self.cache[(hash >> 58) as usize % CACHE_SHARDS];
+        let mut shard = shard.lock().unwrap_or_else(|e| e.into_inner());
+        let Shard {
+            slots,
+            decompressor,
+        } = &mut *shard;
+        let at = (hash >> 32) as usize % SLOTS_PER_SHARD;
+        if slots.len() <= at {
+            slots.resize_with(at + 1, || Slot {
+                key: u64::MAX,
+                entries: Vec::new(),
+            });
+        }
+        let cached = &mut slots[at];
+        if cached.key != key {
+            cached.key = u64::MAX;
+            let decompressor = match decompressor {
+                Some(d) => d,
+                None => decompressor
+                    .insert(zstd::bulk::Decompressor::new().context("starting the decompressor")?),
+            };
+            file.decode_block(block, decompressor, &mut cached.entries)?;
+            cached.key = key;
+        }
+        Ok(cached.entries[offset])
+    }
+
+    /// Records a fault of layer `(a, b)` and stops using the layer.
+    fn fault(&self, a: usize, b: usize, layer: &MappedLayer, error: anyhow::Error) {
+        if !layer.damaged.swap(true, Ordering::Relaxed) {
+            self.faults
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(format!("{error:#}; layer {a}v{b} is no longer used"));
+        }
+    }
+
     /// The value of `position` for its side to move, or `None` when its layer is not in
-    /// the tables (or a side has no stones, which is not a position the tables hold).
+    /// the tables (or a side has no stones, which is not a position the tables hold, or
+    /// the layer's file turned out damaged).
     #[inline]
     pub fn probe(&self, position: &Position) -> Option<Value> {
+        self.probe_with(position, true)
+    }
+
+    /// The outcome of `position` for its side to move, reading the win/draw/loss file only;
+    /// `None` as for [`Tablebase::probe`].
+    #[inline]
+    pub fn probe_outcome(&self, position: &Position) -> Option<Outcome> {
+        self.probe_with(position, false).map(|value| value.outcome)
+    }
+
+    /// [`Tablebase::probe`], with the distance read only when `distance` is set (else 0).
+    fn probe_with(&self, position: &Position, distance: bool) -> Option<Value> {
         let (us, them) = (position.us(), position.them());
         let (a, b) = (us.count() as usize, them.count() as usize);
         if a == 0 || b == 0 || a + b > MAX_STONES {
             return None;
         }
-        let layer = self.layers[slot_of(a, b)].as_ref()?;
-        Some(Value::decode(
-            layer[index_of(self.rules.board, us, them) as usize],
-        ))
+        let layer = self.layer(a, b)?;
+        let slot = slot_of(a, b);
+        let (us, them) = canonical(self.rules.board, us, them);
+        let index = index_of(self.rules.board, us, them);
+        let read = || -> Result<Value> {
+            let wdl = self.entry(slot, Kind::Wdl, &layer.wdl, index)?;
+            let turns = if distance && wdl != 1 {
+                self.entry(slot, Kind::Distance, &layer.distance, index)?
+            } else {
+                0
+            };
+            value_of(wdl, turns).with_context(|| {
+                format!("{}: entry {index} holds {wdl}, no value", layer.wdl.name())
+            })
+        };
+        match read() {
+            Ok(value) => Some(value),
+            Err(e) => {
+                self.fault(a, b, layer, e);
+                None
+            }
+        }
     }
 
     /// Every legal turn of `position` with its value for the side to move, best first;
@@ -114,4 +304,70 @@ impl Tablebase {
         out.sort_by_key(|(text, value)| (-value.preference(), text.clone()));
         Some(out)
     }
+
+    /// Decodes every block of every layer held, verifying each checksum; one line per
+    /// damaged layer (its first bad block). Reads the whole set.
+    pub fn verify(&self) -> Vec<String> {
+        let mut damaged = Vec::new();
+        for (a, b) in self.layers() {
+            let layer = self.layer(a, b).expect("a layer held");
+            for file in [&layer.wdl, &layer.distance] {
+                if let Err(e) = file.decode_all() {
+                    damaged.push(format!("layer {a}v{b}: {e:#}"));
+                    break;
+                }
+            }
+        }
+        damaged
+    }
+}
+
+/// Every position of layer `(a, b)` in `dir` as its two-byte code in index order, decoded
+/// from the files (the non-canonical entries from their canonical members) on `threads`
+/// threads; `None` when the layer is not there, an error when it is damaged. For the
+/// solver, which needs the smaller layers at hand.
+pub(super) fn read_layer_codes(
+    dir: &Path,
+    rules: &Rules,
+    (a, b): (usize, usize),
+    threads: usize,
+) -> Result<Option<Vec<u16>>> {
+    let Some(layer) = open_layer(dir, rules, a, b)? else {
+        return Ok(None);
+    };
+    let wdl = layer.wdl.decode_all()?;
+    let distance = layer.distance.decode_all()?;
+    let board = rules.board;
+    let mut codes = vec![0u16; wdl.len()];
+    let chunk = codes.len().div_ceil(threads.max(1)).max(1);
+    let bad = std::sync::atomic::AtomicU64::new(u64::MAX);
+    std::thread::scope(|scope| {
+        for (part, out) in codes.chunks_mut(chunk).enumerate() {
+            let (wdl, distance, bad) = (&wdl, &distance, &bad);
+            scope.spawn(move || {
+                let first = (part * chunk) as u64;
+                for (offset, code) in out.iter_mut().enumerate() {
+                    let index = first + offset as u64;
+                    let (us, them) = placement_of(board, a, b, index);
+                    let (u, t) = canonical(board, us, them);
+                    let at = if (u, t) == (us, them) {
+                        index
+                    } else {
+                        index_of(board, u, t)
+                    } as usize;
+                    match value_of(wdl[at], distance[at]) {
+                        Some(value) => *code = value.code(),
+                        None => {
+                            bad.fetch_min(at as u64, Ordering::Relaxed);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let bad = bad.into_inner();
+    if bad != u64::MAX {
+        bail!("{}: entry {bad} holds no value", layer.wdl.name());
+    }
+    Ok(Some(codes))
 }

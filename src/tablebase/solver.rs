@@ -1,8 +1,8 @@
 //! Solving layer pairs by retrograde analysis, in parallel over both cores.
 
-use super::file::{read_layer, write_layer};
 use super::index::{index_of, layer_size, layers_with, placement_of, position_of};
-use super::probe::{MAX_STONES, layer_names, slot_of};
+use super::layer_file::write_layer;
+use super::probe::{MAX_STONES, layer_names, read_layer_codes, slot_of};
 use super::value::{
     DISTANCE_MASK, DRAW_CODE, LOSS_BIT, Outcome, Value, WIN_BIT, loss_code, win_code,
 };
@@ -105,18 +105,18 @@ pub fn build_layers(
             } else {
                 vec![(a, b), (b, a)]
             };
-            let existing: Vec<Option<Vec<u16>>> = pair
+            let existing: Vec<bool> = pair
                 .iter()
-                .map(|&(x, y)| read_layer(dir, rules, x, y))
+                .map(|&(x, y)| layer_built(dir, rules, x, y))
                 .collect::<Result<_>>()?;
             let size: u64 = pair
                 .iter()
                 .map(|&(x, y)| layer_size(rules.board, x, y))
                 .sum();
-            if existing.iter().all(Option::is_some) {
-                for (&(x, y), data) in pair.iter().zip(existing) {
+            if existing.iter().all(|&built| built) {
+                for &(x, y) in &pair {
                     if n < largest_wanted {
-                        solved[slot_of(x, y)] = data;
+                        solved[slot_of(x, y)] = read_layer_codes(dir, rules, (x, y), threads)?;
                     }
                     report.kept.push((x, y));
                 }
@@ -143,7 +143,13 @@ pub fn build_layers(
             let layer_started = Instant::now();
             let tables = solve_pair(a, b, &solved, rules, threads, progress)?;
             for (&(x, y), data) in pair.iter().zip(&tables) {
-                write_layer(dir, rules, x, y, data)?;
+                write_layer(
+                    dir,
+                    rules,
+                    (x, y),
+                    &|index| Value::decode(data[index as usize]),
+                    threads,
+                )?;
                 report.solved.push((x, y));
             }
             if n < largest_wanted {
@@ -167,6 +173,15 @@ pub fn build_layers(
         }
     }
     Ok(report)
+}
+
+/// Whether both files of layer `(a, b)` are in `dir` with valid headers (their blocks are
+/// checked when read).
+fn layer_built(dir: &Path, rules: &Rules, a: usize, b: usize) -> Result<bool> {
+    use super::layer_file::{Kind, TableFile};
+    let wdl = TableFile::open(dir, rules, Kind::Wdl, a, b)?;
+    let distance = TableFile::open(dir, rules, Kind::Distance, a, b)?;
+    Ok(wdl.is_some() && distance.is_some())
 }
 
 /// The code of a position not decided yet while a pair is solved: a position without a
@@ -492,4 +507,101 @@ fn solve_pair(
                 .collect()
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tablebase::legacy::write_legacy_layer;
+    use crate::tablebase::probe::Tablebase;
+
+    fn temp_dir(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("vato-solver-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// Every layer up to `stones` solved in memory, as version 2 files stored them.
+    fn solved_in_memory(rules: &Rules, stones: usize) -> Vec<Option<Vec<u16>>> {
+        let mut solved: Vec<Option<Vec<u16>>> = vec![None; slot_of(MAX_STONES, MAX_STONES) + 1];
+        for n in 2..=stones {
+            for (a, b) in layers_with(n).into_iter().filter(|&(a, b)| a >= b) {
+                let tables = solve_pair(a, b, &solved, rules, 2, Progress::Quiet).unwrap();
+                let pair = if a == b {
+                    vec![(a, b)]
+                } else {
+                    vec![(a, b), (b, a)]
+                };
+                for (&(x, y), data) in pair.iter().zip(tables) {
+                    solved[slot_of(x, y)] = Some(data);
+                }
+            }
+        }
+        solved
+    }
+
+    #[test]
+    fn version_3_files_hold_every_value_of_the_solver_and_convert_from_version_2() {
+        for board in Board::ALL {
+            let rules = Rules {
+                board,
+                ..Rules::default()
+            };
+            let solved = solved_in_memory(&rules, 4);
+            let (built, old, converted) = (
+                temp_dir(&format!("built-{board}")),
+                temp_dir(&format!("old-{board}")),
+                temp_dir(&format!("converted-{board}")),
+            );
+            build(&built, 4, &rules, 2, Progress::Quiet).unwrap();
+            let tables = Tablebase::open(&built, rules, 4).unwrap();
+            for n in 2..=4 {
+                for (a, b) in layers_with(n) {
+                    let codes = solved[slot_of(a, b)].as_ref().unwrap();
+                    // Every position, canonical or not, probes to the solver's value.
+                    for (index, &code) in codes.iter().enumerate() {
+                        let position = position_of(board, a, b, index as u64);
+                        assert_eq!(
+                            tables.probe(&position),
+                            Some(Value::decode(code)),
+                            "{board} {a}v{b} {index}"
+                        );
+                    }
+                    // The solver reads its smaller layers back unchanged.
+                    assert_eq!(
+                        read_layer_codes(&built, &rules, (a, b), 2)
+                            .unwrap()
+                            .as_ref(),
+                        Some(codes)
+                    );
+                    write_legacy_layer(&old, &rules, a, b, codes).unwrap();
+                }
+            }
+            assert!(tables.take_faults().is_empty());
+            // The conversion of the version 2 files writes the same bytes as the build.
+            let mut sink = Vec::new();
+            crate::tablebase::run_cli(
+                crate::tablebase::TablebaseCommand::convert_for_test(&old, &converted, board),
+                &mut sink,
+            )
+            .unwrap();
+            let mut names: Vec<_> = fs::read_dir(&built)
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            names.sort();
+            assert_eq!(names.len(), 2 * 6, "{names:?}");
+            for name in names {
+                assert_eq!(
+                    fs::read(built.join(&name)).unwrap(),
+                    fs::read(converted.join(&name)).unwrap(),
+                    "{name:?}"
+                );
+            }
+            for dir in [built, old, converted] {
+                fs::remove_dir_all(dir).unwrap();
+            }
+        }
+    }
 }

@@ -1,15 +1,56 @@
-//! Counts of wins, draws and losses in a layer file, for `vato tablebase stats`.
+//! Counts of wins, draws and losses in a layer's files, for `vato tablebase stats`.
 
-use super::file::read_layer;
-use super::value::{Outcome, Value};
+use super::layer_file::{BLOCK_ENTRIES, Kind, TableFile, class_sizes, value_of};
+use super::value::Outcome;
 use crate::rules::Rules;
-use anyhow::Result;
+use anyhow::{Context, Result, bail};
 use std::path::Path;
 
-/// Counts of layer `(a, b)` in `dir`, or `None` when it is not built. Reads one layer at a
-/// time, so that summing up large tables needs no more memory than their largest layer.
+/// Counts of layer `(a, b)` in `dir`, or `None` when it is not built. Each canonical entry
+/// counts for every placement of its class, so the counts are those of the whole layer;
+/// one block at a time is decoded, so any set is counted in little memory.
 pub fn layer_stats(dir: &Path, rules: &Rules, a: usize, b: usize) -> Result<Option<LayerStats>> {
-    Ok(read_layer(dir, rules, a, b)?.map(|data| LayerStats::of(a, b, &data)))
+    let wdl = TableFile::open(dir, rules, Kind::Wdl, a, b)?;
+    let distance = TableFile::open(dir, rules, Kind::Distance, a, b)?;
+    let (wdl, distance) = match (wdl, distance) {
+        (None, None) => return Ok(None),
+        (Some(w), Some(d)) => (w, d),
+        (Some(file), None) | (None, Some(file)) => {
+            bail!("{}: the layer's other file is missing", file.name())
+        }
+    };
+    let mut stats = LayerStats {
+        a,
+        b,
+        ..LayerStats::default()
+    };
+    let mut decompressor = zstd::bulk::Decompressor::new().context("starting zstd")?;
+    let (mut values, mut turns, mut sizes) = (
+        Vec::with_capacity(BLOCK_ENTRIES),
+        Vec::with_capacity(BLOCK_ENTRIES),
+        Vec::new(),
+    );
+    for block in 0..wdl.blocks() {
+        wdl.decode_block(block, &mut decompressor, &mut values)?;
+        distance.decode_block(block, &mut decompressor, &mut turns)?;
+        class_sizes(rules.board, (a, b), block, &mut sizes);
+        for ((&size, &w), &d) in sizes.iter().zip(&values).zip(&turns) {
+            if size == 0 {
+                continue;
+            }
+            let value = value_of(w, d)
+                .with_context(|| format!("{}: block {block} holds no value", wdl.name()))?;
+            let count = u64::from(size);
+            stats.positions += count;
+            match value.outcome {
+                Outcome::Win => stats.wins += count,
+                Outcome::Draw => stats.draws += count,
+                Outcome::Loss => stats.losses += count,
+            }
+            stats.longest = stats.longest.max(value.distance);
+        }
+    }
+    Ok(Some(stats))
 }
 
 /// What one layer holds.
@@ -29,25 +70,4 @@ pub struct LayerStats {
     pub losses: u64,
     /// The largest distance of a win or a loss.
     pub longest: u16,
-}
-
-impl LayerStats {
-    fn of(a: usize, b: usize, data: &[u16]) -> LayerStats {
-        let mut stats = LayerStats {
-            a,
-            b,
-            positions: data.len() as u64,
-            ..LayerStats::default()
-        };
-        for &code in data {
-            let value = Value::decode(code);
-            match value.outcome {
-                Outcome::Win => stats.wins += 1,
-                Outcome::Draw => stats.draws += 1,
-                Outcome::Loss => stats.losses += 1,
-            }
-            stats.longest = stats.longest.max(value.distance);
-        }
-        stats
-    }
 }

@@ -53,6 +53,15 @@ impl Value {
         }
     }
 
+    /// The two-byte code of the value, as the solver keeps it ([`Value::decode`] reads it).
+    pub(super) fn code(self) -> u16 {
+        match self.outcome {
+            Outcome::Win => win_code(self.distance),
+            Outcome::Draw => DRAW_CODE,
+            Outcome::Loss => loss_code(self.distance),
+        }
+    }
+
     /// The value of the turn leading to a child with value `self` (the opponent's view),
     /// seen by the side that plays it: a capture resets the distance, a paika adds one.
     pub fn through_turn(self, capture: bool) -> Value {

@@ -1,0 +1,522 @@
+//! Version 3 layer files: one file of win/draw/loss values and one of distances per layer,
+//! each holding the canonical positions of the layer (see [`super::symmetry`]) in blocks
+//! compressed apart, with an index of the blocks and a checksum per block, read through a
+//! memory map. `docs/tablebase-format.md` specifies the bytes.
+//!
+//! Entries are one byte each, in index order (the layer's combinatorial ranking). An entry
+//! that is not canonical is "don't care": the writer repeats the last canonical value of
+//! the block there, so that the runs compress to almost nothing, and the reader never
+//! looks at it (it maps a position to its canonical member first).
+
+use super::index::{binomial, layer_size, placement_of};
+use super::symmetry::{Class, class_of, class_size, is_canonical};
+use super::value::{Outcome, Value};
+use crate::rules::board::Board;
+use crate::rules::{ChainRule, Rules};
+use crate::safe_file::{checksum, partial_path};
+use anyhow::{Context, Result, bail};
+use memmap2::Mmap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Identifies table files: "VATO TB" and a newline, so a text dump shows what it is.
+pub(super) const MAGIC: [u8; 8] = *b"VATO TB\n";
+/// The file format of the layer files written and read.
+pub const FORMAT_VERSION: u32 = 3;
+/// Bytes of the fixed header.
+const HEADER_LEN: usize = 64;
+/// Where the header's checksum sits: it covers the bytes before it and the block index.
+const CHECKSUM_AT: usize = HEADER_LEN - 8;
+/// Bytes per block in the index: the block's end offset and its checksum.
+const INDEX_ENTRY_LEN: usize = 16;
+/// Entries per block: a probe decodes one block of this many bytes.
+pub const BLOCK_ENTRIES: usize = 8192;
+/// The compression code of zstd in the header.
+const ZSTD: u8 = 1;
+/// zstd's level: higher levels gained little on these files and cost build time.
+const ZSTD_LEVEL: i32 = 9;
+
+/// What a file holds for each position.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Win, draw or loss for the side to move: 2, 1, 0.
+    Wdl,
+    /// Turns to the next capture or the end for a win or a loss, 0 for a draw.
+    Distance,
+}
+
+impl Kind {
+    fn code(self) -> u8 {
+        match self {
+            Kind::Wdl => 1,
+            Kind::Distance => 2,
+        }
+    }
+
+    /// The file's ending: `.vtw` for values, `.vtz` for distances.
+    fn extension(self) -> &'static str {
+        match self {
+            Kind::Wdl => "vtw",
+            Kind::Distance => "vtz",
+        }
+    }
+}
+
+/// The name of layer `(a, b)`'s file of `kind` on `board`: `vato-4v3.vtw`, and for Dimy
+/// `vato-dimy-4v3.vtw`, so both games' sets can share a folder.
+pub fn table_file_name(board: Board, kind: Kind, a: usize, b: usize) -> String {
+    let game = match board {
+        Board::Tsivy => String::new(),
+        Board::Dimy => format!("{}-", board.name()),
+    };
+    format!("vato-{game}{a}v{b}.{}", kind.extension())
+}
+
+/// The byte of a value in a file of `kind`.
+pub(super) fn entry_of(kind: Kind, value: Value) -> u8 {
+    match kind {
+        Kind::Wdl => match value.outcome {
+            Outcome::Loss => 0,
+            Outcome::Draw => 1,
+            Outcome::Win => 2,
+        },
+        Kind::Distance => u8::try_from(value.distance).unwrap_or(u8::MAX),
+    }
+}
+
+/// The value of a position from its bytes in the two files; `None` for a byte that no
+/// writer produces.
+pub(super) fn value_of(wdl: u8, distance: u8) -> Option<Value> {
+    let outcome = match wdl {
+        0 => Outcome::Loss,
+        1 => Outcome::Draw,
+        2 => Outcome::Win,
+        _ => return None,
+    };
+    Some(match outcome {
+        Outcome::Draw => Value::DRAW,
+        _ => Value {
+            outcome,
+            distance: u16::from(distance),
+        },
+    })
+}
+
+pub(super) fn board_code(board: Board) -> u8 {
+    match board {
+        Board::Tsivy => 0,
+        Board::Dimy => 1,
+    }
+}
+
+pub(super) fn chain_rule_code(rule: ChainRule) -> u8 {
+    match rule {
+        ChainRule::Optional => 0,
+        ChainRule::Mandatory => 1,
+    }
+}
+
+/// The fixed header of a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Header {
+    kind: Kind,
+    board: Board,
+    chain_rule: ChainRule,
+    a: usize,
+    b: usize,
+    no_capture_limit: u32,
+    entries: u64,
+    blocks: u64,
+}
+
+impl Header {
+    fn for_layer(rules: &Rules, kind: Kind, a: usize, b: usize) -> Header {
+        let entries = layer_size(rules.board, a, b);
+        Header {
+            kind,
+            board: rules.board,
+            chain_rule: rules.chain_rule,
+            a,
+            b,
+            no_capture_limit: rules.no_capture_limit,
+            entries,
+            blocks: entries.div_ceil(BLOCK_ENTRIES as u64),
+        }
+    }
+
+    /// The header's bytes up to its checksum.
+    fn bytes(&self) -> [u8; CHECKSUM_AT] {
+        let mut out = [0u8; CHECKSUM_AT];
+        out[..8].copy_from_slice(&MAGIC);
+        out[8..12].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+        out[12] = self.kind.code();
+        out[13] = board_code(self.board);
+        out[14] = chain_rule_code(self.chain_rule);
+        out[15] = self.a as u8;
+        out[16] = self.b as u8;
+        out[17] = ZSTD;
+        out[20..24].copy_from_slice(&self.no_capture_limit.to_le_bytes());
+        out[24..32].copy_from_slice(&self.entries.to_le_bytes());
+        out[32..36].copy_from_slice(&(BLOCK_ENTRIES as u32).to_le_bytes());
+        out[40..48].copy_from_slice(&self.blocks.to_le_bytes());
+        out
+    }
+}
+
+/// For each index of block `block` of layer `(a, b)` on `board`, into `out`: 0 when it is
+/// not canonical (the reader never looks at it), else the number of placements its class
+/// holds (see [`class_size`]), which the statistics count.
+pub(super) fn class_sizes(board: Board, (a, b): (usize, usize), block: u64, out: &mut Vec<u8>) {
+    out.clear();
+    let size = layer_size(board, a, b);
+    let width = binomial(board.point_count() - a, b);
+    let start = block * BLOCK_ENTRIES as u64;
+    let end = (start + BLOCK_ENTRIES as u64).min(size);
+    let mut index = start;
+    while index < end {
+        // One set of the mover's stones covers the indices up to the next multiple of
+        // the width; its class decides them all but for symmetric sets.
+        let run_end = ((index / width + 1) * width).min(end);
+        let (us, _) = placement_of(board, a, b, index);
+        match class_of(board, us) {
+            Class::All => out.extend((index..run_end).map(|_| 4)),
+            Class::None => out.extend((index..run_end).map(|_| 0)),
+            Class::Some => out.extend((index..run_end).map(|i| {
+                let (us, them) = placement_of(board, a, b, i);
+                if is_canonical(board, us, them) {
+                    class_size(board, us, them)
+                } else {
+                    0
+                }
+            })),
+        }
+        index = run_end;
+    }
+}
+
+/// The entries of block `block` of layer `(a, b)`'s file of `kind`, from `value` (the
+/// value of each index of the layer): canonical entries as they are, the others the last
+/// canonical entry before them in the block (the first one's for those before it).
+fn block_entries(
+    board: Board,
+    layer: (usize, usize),
+    kind: Kind,
+    block: u64,
+    value: &impl Fn(u64) -> Value,
+    cares: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+) {
+    class_sizes(board, layer, block, cares);
+    let start = block * BLOCK_ENTRIES as u64;
+    out.clear();
+    let mut last = None;
+    for (offset, &care) in cares.iter().enumerate() {
+        if care != 0 {
+            let entry = entry_of(kind, value(start + offset as u64));
+            if last.is_none() {
+                out.resize(offset, entry);
+            }
+            out.push(entry);
+            last = Some(entry);
+        } else if let Some(entry) = last {
+            out.push(entry);
+        }
+    }
+    out.resize(cares.len(), last.unwrap_or(0));
+}
+
+/// Writes layer `(a, b)`'s two files to `dir`, each through a temporary name renamed when
+/// complete, from `value` (the value of each index of the layer), compressing blocks on
+/// `threads` threads.
+pub(super) fn write_layer(
+    dir: &Path,
+    rules: &Rules,
+    (a, b): (usize, usize),
+    value: &(impl Fn(u64) -> Value + Sync),
+    threads: usize,
+) -> Result<()> {
+    for kind in [Kind::Wdl, Kind::Distance] {
+        let header = Header::for_layer(rules, kind, a, b);
+        let compressed = compress_blocks(&header, value, threads)?;
+        let mut index = Vec::with_capacity(compressed.len() * INDEX_ENTRY_LEN);
+        let mut end = 0u64;
+        for block in &compressed {
+            end += block.len() as u64;
+            index.extend_from_slice(&end.to_le_bytes());
+            index.extend_from_slice(&checksum(block).to_le_bytes());
+        }
+        let head = header.bytes();
+        let sum = crate::safe_file::Checksum::default()
+            .update(&head)
+            .update(&index)
+            .finish();
+        let path = dir.join(table_file_name(rules.board, kind, a, b));
+        let partial = partial_path(&path);
+        let write = || -> std::io::Result<()> {
+            let mut file = std::io::BufWriter::new(fs::File::create(&partial)?);
+            file.write_all(&head)?;
+            file.write_all(&sum.to_le_bytes())?;
+            file.write_all(&index)?;
+            for block in &compressed {
+                file.write_all(block)?;
+            }
+            file.into_inner()?.sync_all()
+        };
+        write().with_context(|| format!("writing {}", partial.display()))?;
+        fs::rename(&partial, &path)
+            .with_context(|| format!("renaming {} to {}", partial.display(), path.display()))?;
+    }
+    Ok(())
+}
+
+/// Compressed blocks with their numbers, as one thread made them.
+type NumberedBlocks = Vec<(u64, Vec<u8>)>;
+
+/// Every block of a file compressed, in order, on `threads` threads.
+fn compress_blocks(
+    header: &Header,
+    value: &(impl Fn(u64) -> Value + Sync),
+    threads: usize,
+) -> Result<Vec<Vec<u8>>> {
+    let blocks = header.blocks;
+    let next = std::sync::atomic::AtomicU64::new(0);
+    let results: Vec<Result<NumberedBlocks>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.max(1))
+            .map(|_| {
+                scope.spawn(|| -> Result<NumberedBlocks> {
+                    let mut compressor = zstd::bulk::Compressor::new(ZSTD_LEVEL)?;
+                    let mut entries = Vec::with_capacity(BLOCK_ENTRIES);
+                    let mut cares = Vec::with_capacity(BLOCK_ENTRIES);
+                    let mut done = Vec::new();
+                    loop {
+                        let block = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if block >= blocks {
+                            return Ok(done);
+                        }
+                        block_entries(
+                            header.board,
+                            (header.a, header.b),
+                            header.kind,
+                            block,
+                            value,
+                            &mut cares,
+                            &mut entries,
+                        );
+                        done.push((block, compressor.compress(&entries)?));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("a compressing thread does not panic"))
+            .collect()
+    });
+    let mut all = Vec::with_capacity(blocks as usize);
+    for result in results {
+        all.extend(result.context("compressing a block")?);
+    }
+    all.sort_unstable_by_key(|&(block, _)| block);
+    Ok(all.into_iter().map(|(_, bytes)| bytes).collect())
+}
+
+/// A layer file opened through a memory map: its header and block index checked, its
+/// blocks read (and their checksums verified) only when decoded.
+pub(super) struct TableFile {
+    map: Mmap,
+    blocks: u64,
+    entries: u64,
+    /// Where the first block starts.
+    data_at: usize,
+    /// The file's path, for messages.
+    name: String,
+}
+
+/// `path` opened for reading when it is a regular file; `Ok(None)` when nothing has that
+/// name, an error for anything else (a FIFO, a device, a folder, no permission).
+pub(super) fn open_regular(path: &Path) -> Result<Option<fs::File>> {
+    // Without blocking, so that a FIFO under the name cannot hang the reader; what was
+    // opened is then checked to be a regular file before anything is read or mapped, so
+    // that a link to an endless device is not read either.
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let name = path.display();
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("opening {name}")),
+    };
+    let metadata = file.metadata().with_context(|| format!("reading {name}"))?;
+    if !metadata.is_file() {
+        bail!("{name}: not a regular file");
+    }
+    Ok(Some(file))
+}
+
+impl TableFile {
+    /// Opens layer `(a, b)`'s file of `kind` in `dir` for `rules`; `Ok(None)` when there is
+    /// none. A file of another version, board, rule set or layer, a truncated one or one
+    /// whose header or index fails its checksum is an error naming the file.
+    pub(super) fn open(
+        dir: &Path,
+        rules: &Rules,
+        kind: Kind,
+        a: usize,
+        b: usize,
+    ) -> Result<Option<TableFile>> {
+        let path: PathBuf = dir.join(table_file_name(rules.board, kind, a, b));
+        let Some(file) = open_regular(&path)? else {
+            return Ok(None);
+        };
+        let name = path.display().to_string();
+        let length = file
+            .metadata()
+            .with_context(|| format!("reading {name}"))?
+            .len();
+        if length < HEADER_LEN as u64 {
+            bail!("{name}: truncated (no whole header)");
+        }
+        // Safety: the file is a regular file that Vato wrote through a temporary name and
+        // never changes in place; a file cut short under a live map would fault, which is
+        // why the length is checked against the index before any block is touched.
+        let map = unsafe { Mmap::map(&file) }.with_context(|| format!("mapping {name}"))?;
+        let header = &map[..HEADER_LEN];
+        if header[..8] != MAGIC {
+            bail!("{name}: not a Vato tablebase file");
+        }
+        let word = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().expect("4"));
+        let long = |at: usize| u64::from_le_bytes(header[at..at + 8].try_into().expect("8"));
+        if word(8) != FORMAT_VERSION {
+            bail!(
+                "{name}: format version {} (this Vato reads {FORMAT_VERSION}; `vato tablebase \
+                 convert` turns version 2 sets into it)",
+                word(8)
+            );
+        }
+        let expected = Header::for_layer(rules, kind, a, b);
+        let blocks = long(40);
+        if blocks != expected.blocks || long(24) != expected.entries {
+            bail!("{name}: damaged header (wrong size)");
+        }
+        let index_len = blocks as usize * INDEX_ENTRY_LEN;
+        if (length as usize) < HEADER_LEN + index_len {
+            bail!("{name}: truncated (no whole block index)");
+        }
+        let index = &map[HEADER_LEN..HEADER_LEN + index_len];
+        let sum = crate::safe_file::Checksum::default()
+            .update(&header[..CHECKSUM_AT])
+            .update(index)
+            .finish();
+        if sum != long(CHECKSUM_AT) {
+            bail!("{name}: checksum mismatch in the header or the block index");
+        }
+        if header[13] != board_code(rules.board) {
+            bail!("{name}: built for another board");
+        }
+        if header[14] != chain_rule_code(rules.chain_rule) {
+            bail!("{name}: built for another chain rule");
+        }
+        if header[12] != kind.code() || (usize::from(header[15]), usize::from(header[16])) != (a, b)
+        {
+            bail!(
+                "{name}: holds another table (layer {}v{}, kind {})",
+                header[15],
+                header[16],
+                header[12]
+            );
+        }
+        if header[17] != ZSTD || word(32) as usize != BLOCK_ENTRIES {
+            bail!(
+                "{name}: blocks of another kind (compression {}, {} entries)",
+                header[17],
+                word(32)
+            );
+        }
+        let data_at = HEADER_LEN + index_len;
+        let data_len = if blocks == 0 {
+            0
+        } else {
+            u64::from_le_bytes(index[index_len - 16..index_len - 8].try_into().expect("8"))
+        };
+        if length != data_at as u64 + data_len {
+            bail!(
+                "{name}: truncated or too long ({length} bytes, the index says {})",
+                data_at as u64 + data_len
+            );
+        }
+        Ok(Some(TableFile {
+            map,
+            blocks,
+            entries: expected.entries,
+            data_at,
+            name,
+        }))
+    }
+
+    /// The file's path, for messages.
+    pub(super) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Blocks in the file.
+    pub(super) fn blocks(&self) -> u64 {
+        self.blocks
+    }
+
+    /// The end offset and checksum of block `block`, from the index.
+    fn index_entry(&self, block: u64) -> (u64, u64) {
+        let at = HEADER_LEN + block as usize * INDEX_ENTRY_LEN;
+        let field =
+            |from: usize| u64::from_le_bytes(self.map[from..from + 8].try_into().expect("8"));
+        (field(at), field(at + 8))
+    }
+
+    /// Decodes block `block` into `out` (its entries, `BLOCK_ENTRIES` but for the last),
+    /// verifying its checksum first; an error names the file and the block.
+    pub(super) fn decode_block(
+        &self,
+        block: u64,
+        decompressor: &mut zstd::bulk::Decompressor<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let start = if block == 0 {
+            0
+        } else {
+            self.index_entry(block - 1).0
+        };
+        let (end, sum) = self.index_entry(block);
+        let entries = (self.entries - block * BLOCK_ENTRIES as u64).min(BLOCK_ENTRIES as u64);
+        let damaged = || format!("{}: block {block} is damaged", self.name);
+        if start > end || self.data_at as u64 + end > self.map.len() as u64 {
+            bail!("{}", damaged());
+        }
+        let bytes = &self.map[self.data_at + start as usize..self.data_at + end as usize];
+        if checksum(bytes) != sum {
+            bail!("{}: block {block} fails its checksum", self.name);
+        }
+        out.clear();
+        out.reserve(BLOCK_ENTRIES);
+        let n = decompressor
+            .decompress_to_buffer(bytes, out)
+            .with_context(damaged)?;
+        if n as u64 != entries {
+            bail!("{}", damaged());
+        }
+        Ok(())
+    }
+
+    /// Every entry of the file, block after block, each block verified.
+    pub(super) fn decode_all(&self) -> Result<Vec<u8>> {
+        let mut decompressor = zstd::bulk::Decompressor::new().context("starting zstd")?;
+        let mut all = Vec::with_capacity(self.entries as usize);
+        let mut block_bytes = Vec::with_capacity(BLOCK_ENTRIES);
+        for block in 0..self.blocks {
+            self.decode_block(block, &mut decompressor, &mut block_bytes)?;
+            all.extend_from_slice(&block_bytes);
+        }
+        Ok(all)
+    }
+}

@@ -30,10 +30,15 @@ const HEADER_LEN: usize = 64;
 const CHECKSUM_AT: usize = HEADER_LEN - 8;
 /// Bytes per block in the index: the block's end offset and its checksum.
 const INDEX_ENTRY_LEN: usize = 16;
-/// Entries per block: a probe decodes one block of this many bytes.
+/// Entries per block in the files written: a probe decodes one block of this many bytes.
+/// (Readers take the number from the header.)
 pub const BLOCK_ENTRIES: usize = 8192;
-/// The compression code of zstd in the header.
+/// The block sizes a reader accepts: powers of two in this range.
+const BLOCK_ENTRIES_RANGE: std::ops::RangeInclusive<usize> = 256..=65536;
+/// The compression codes in the header: zstd frames, and LZ4 blocks (no frame, the
+/// decoded length known from the block's place).
 const ZSTD: u8 = 1;
+const LZ4: u8 = 2;
 /// zstd's level: higher levels gained little on these files and cost build time.
 const ZSTD_LEVEL: i32 = 9;
 
@@ -51,6 +56,40 @@ impl Kind {
         match self {
             Kind::Wdl => 1,
             Kind::Distance => 2,
+        }
+    }
+
+    /// Bits an entry: win/draw/loss values are packed four to a byte (the first entry in
+    /// the lowest two bits), distances take a byte each.
+    pub(super) fn entry_bits(self) -> usize {
+        match self {
+            Kind::Wdl => 2,
+            Kind::Distance => 8,
+        }
+    }
+
+    /// The bytes that `entries` entries take once decoded.
+    fn decoded_len(self, entries: usize) -> usize {
+        (entries * self.entry_bits()).div_ceil(8)
+    }
+
+    /// Entry `offset` of a decoded block.
+    #[inline]
+    pub(super) fn entry_in(self, decoded: &[u8], offset: usize) -> u8 {
+        match self {
+            Kind::Wdl => (decoded[offset / 4] >> (2 * (offset % 4))) & 3,
+            Kind::Distance => decoded[offset],
+        }
+    }
+
+    /// How the blocks are compressed: the values, probed by every search node in the
+    /// tables, with LZ4, whose blocks decode in a fraction of zstd's time (zstd builds its
+    /// entropy tables again for every block); the distances, read at the root and near
+    /// the no-capture limit only, with zstd, which makes them about half as large.
+    fn codec(self) -> u8 {
+        match self {
+            Kind::Wdl => LZ4,
+            Kind::Distance => ZSTD,
         }
     }
 
@@ -127,13 +166,19 @@ struct Header {
     b: usize,
     no_capture_limit: u32,
     entries: u64,
+    block_entries: usize,
     blocks: u64,
+    /// The layer's longest distance, which lets a prober read the values alone when even
+    /// the longest win is within the no-capture limit.
+    longest: u16,
 }
 
 impl Header {
-    fn for_layer(rules: &Rules, kind: Kind, a: usize, b: usize) -> Header {
+    fn for_layer(rules: &Rules, kind: Kind, a: usize, b: usize, block_entries: usize) -> Header {
         let entries = layer_size(rules.board, a, b);
         Header {
+            block_entries,
+            longest: 0,
             kind,
             board: rules.board,
             chain_rule: rules.chain_rule,
@@ -141,7 +186,7 @@ impl Header {
             b,
             no_capture_limit: rules.no_capture_limit,
             entries,
-            blocks: entries.div_ceil(BLOCK_ENTRIES as u64),
+            blocks: entries.div_ceil(block_entries as u64),
         }
     }
 
@@ -155,11 +200,12 @@ impl Header {
         out[14] = chain_rule_code(self.chain_rule);
         out[15] = self.a as u8;
         out[16] = self.b as u8;
-        out[17] = ZSTD;
+        out[17] = self.kind.codec();
         out[20..24].copy_from_slice(&self.no_capture_limit.to_le_bytes());
         out[24..32].copy_from_slice(&self.entries.to_le_bytes());
-        out[32..36].copy_from_slice(&(BLOCK_ENTRIES as u32).to_le_bytes());
+        out[32..36].copy_from_slice(&(self.block_entries as u32).to_le_bytes());
         out[40..48].copy_from_slice(&self.blocks.to_le_bytes());
+        out[48..50].copy_from_slice(&self.longest.to_le_bytes());
         out
     }
 }
@@ -167,13 +213,16 @@ impl Header {
 /// For each index of block `block` of layer `(a, b)` on `board`, into `out`: 0 when it is
 /// not canonical (the reader never looks at it), else the number of placements its class
 /// holds (see [`class_size`]), which the statistics count.
-pub(super) fn class_sizes(board: Board, (a, b): (usize, usize), block: u64, out: &mut Vec<u8>) {
+pub(super) fn class_sizes(
+    board: Board,
+    (a, b): (usize, usize),
+    range: std::ops::Range<u64>,
+    out: &mut Vec<u8>,
+) {
     out.clear();
-    let size = layer_size(board, a, b);
     let width = binomial(board.point_count() - a, b);
-    let start = block * BLOCK_ENTRIES as u64;
-    let end = (start + BLOCK_ENTRIES as u64).min(size);
-    let mut index = start;
+    let end = range.end;
+    let mut index = range.start;
     while index < end {
         // One set of the mover's stones covers the indices up to the next multiple of
         // the width; its class decides them all but for symmetric sets.
@@ -207,8 +256,9 @@ fn block_entries(
     cares: &mut Vec<u8>,
     out: &mut Vec<u8>,
 ) {
-    class_sizes(board, layer, block, cares);
     let start = block * BLOCK_ENTRIES as u64;
+    let end = (start + BLOCK_ENTRIES as u64).min(layer_size(board, layer.0, layer.1));
+    class_sizes(board, layer, start..end, cares);
     out.clear();
     let mut last = None;
     for (offset, &care) in cares.iter().enumerate() {
@@ -224,6 +274,13 @@ fn block_entries(
         }
     }
     out.resize(cares.len(), last.unwrap_or(0));
+    if kind == Kind::Wdl {
+        let packed: Vec<u8> = out
+            .chunks(4)
+            .map(|four| four.iter().rev().fold(0, |byte, &entry| byte << 2 | entry))
+            .collect();
+        *out = packed;
+    }
 }
 
 /// Writes layer `(a, b)`'s two files to `dir`, each through a temporary name renamed when
@@ -236,8 +293,12 @@ pub(super) fn write_layer(
     value: &(impl Fn(u64) -> Value + Sync),
     threads: usize,
 ) -> Result<()> {
+    let longest = longest_distance(layer_size(rules.board, a, b), value, threads);
     for kind in [Kind::Wdl, Kind::Distance] {
-        let header = Header::for_layer(rules, kind, a, b);
+        let header = Header {
+            longest,
+            ..Header::for_layer(rules, kind, a, b, BLOCK_ENTRIES)
+        };
         let compressed = compress_blocks(&header, value, threads)?;
         let mut index = Vec::with_capacity(compressed.len() * INDEX_ENTRY_LEN);
         let mut end = 0u64;
@@ -268,6 +329,29 @@ pub(super) fn write_layer(
             .with_context(|| format!("renaming {} to {}", partial.display(), path.display()))?;
     }
     Ok(())
+}
+
+/// The longest distance of the `size` values of a layer, on `threads` threads.
+fn longest_distance(size: u64, value: &(impl Fn(u64) -> Value + Sync), threads: usize) -> u16 {
+    let threads = threads.max(1) as u64;
+    let part = size.div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    (t * part..((t + 1) * part).min(size))
+                        .map(|index| value(index).distance)
+                        .max()
+                        .unwrap_or(0)
+                })
+            })
+            .collect();
+        parts
+            .into_iter()
+            .map(|p| p.join().expect("a counting thread does not panic"))
+            .max()
+            .unwrap_or(0)
+    })
 }
 
 /// Compressed blocks with their numbers, as one thread made them.
@@ -303,7 +387,11 @@ fn compress_blocks(
                             &mut cares,
                             &mut entries,
                         );
-                        done.push((block, compressor.compress(&entries)?));
+                        let bytes = match header.kind.codec() {
+                            LZ4 => lz4_flex::compress(&entries),
+                            _ => compressor.compress(&entries)?,
+                        };
+                        done.push((block, bytes));
                     }
                 })
             })
@@ -327,6 +415,10 @@ pub(super) struct TableFile {
     map: Mmap,
     blocks: u64,
     entries: u64,
+    block_entries: usize,
+    kind: Kind,
+    codec: u8,
+    longest: u16,
     /// Where the first block starts.
     data_at: usize,
     /// The file's path, for messages.
@@ -396,7 +488,11 @@ impl TableFile {
                 word(8)
             );
         }
-        let expected = Header::for_layer(rules, kind, a, b);
+        let block_entries = word(32) as usize;
+        if !block_entries.is_power_of_two() || !BLOCK_ENTRIES_RANGE.contains(&block_entries) {
+            bail!("{name}: damaged header (blocks of {block_entries} entries)");
+        }
+        let expected = Header::for_layer(rules, kind, a, b, block_entries);
         let blocks = long(40);
         if blocks != expected.blocks || long(24) != expected.entries {
             bail!("{name}: damaged header (wrong size)");
@@ -428,12 +524,9 @@ impl TableFile {
                 header[12]
             );
         }
-        if header[17] != ZSTD || word(32) as usize != BLOCK_ENTRIES {
-            bail!(
-                "{name}: blocks of another kind (compression {}, {} entries)",
-                header[17],
-                word(32)
-            );
+        let codec = header[17];
+        if codec != ZSTD && codec != LZ4 {
+            bail!("{name}: blocks of another kind (compression {codec})");
         }
         let data_at = HEADER_LEN + index_len;
         let data_len = if blocks == 0 {
@@ -447,10 +540,15 @@ impl TableFile {
                 data_at as u64 + data_len
             );
         }
+        let longest = u16::from_le_bytes([header[48], header[49]]);
         Ok(Some(TableFile {
             map,
             blocks,
             entries: expected.entries,
+            block_entries,
+            kind,
+            codec,
+            longest,
             data_at,
             name,
         }))
@@ -466,6 +564,22 @@ impl TableFile {
         self.blocks
     }
 
+    /// The layer's longest distance (turns to a capture or the end), as the header says.
+    pub(super) fn longest(&self) -> u16 {
+        self.longest
+    }
+
+    /// Entries per block (the last block may hold fewer).
+    pub(super) fn block_entries(&self) -> usize {
+        self.block_entries
+    }
+
+    /// The indices that block `block` holds.
+    pub(super) fn block_range(&self, block: u64) -> std::ops::Range<u64> {
+        let start = block * self.block_entries as u64;
+        start..(start + self.block_entries as u64).min(self.entries)
+    }
+
     /// The end offset and checksum of block `block`, from the index.
     fn index_entry(&self, block: u64) -> (u64, u64) {
         let at = HEADER_LEN + block as usize * INDEX_ENTRY_LEN;
@@ -474,7 +588,8 @@ impl TableFile {
         (field(at), field(at + 8))
     }
 
-    /// Decodes block `block` into `out` (its entries, `BLOCK_ENTRIES` but for the last),
+    /// Decodes block `block` into `out` (its entries, [`TableFile::block_entries`] but for
+    /// the last),
     /// verifying its checksum first; an error names the file and the block.
     pub(super) fn decode_block(
         &self,
@@ -488,7 +603,7 @@ impl TableFile {
             self.index_entry(block - 1).0
         };
         let (end, sum) = self.index_entry(block);
-        let entries = (self.entries - block * BLOCK_ENTRIES as u64).min(BLOCK_ENTRIES as u64);
+        let entries = self.kind.decoded_len(self.block_range(block).count()) as u64;
         let damaged = || format!("{}: block {block} is damaged", self.name);
         if start > end || self.data_at as u64 + end > self.map.len() as u64 {
             bail!("{}", damaged());
@@ -498,7 +613,15 @@ impl TableFile {
             bail!("{}: block {block} fails its checksum", self.name);
         }
         out.clear();
-        out.reserve(BLOCK_ENTRIES);
+        if self.codec == LZ4 {
+            out.resize(entries as usize, 0);
+            let n = lz4_flex::decompress_into(bytes, out).with_context(damaged)?;
+            if n as u64 != entries {
+                bail!("{}", damaged());
+            }
+            return Ok(());
+        }
+        out.reserve(self.kind.decoded_len(self.block_entries));
         let n = decompressor
             .decompress_to_buffer(bytes, out)
             .with_context(damaged)?;
@@ -508,14 +631,15 @@ impl TableFile {
         Ok(())
     }
 
-    /// Every entry of the file, block after block, each block verified.
+    /// Every entry of the file, a byte each, block after block, each block verified.
     pub(super) fn decode_all(&self) -> Result<Vec<u8>> {
         let mut decompressor = zstd::bulk::Decompressor::new().context("starting zstd")?;
         let mut all = Vec::with_capacity(self.entries as usize);
-        let mut block_bytes = Vec::with_capacity(BLOCK_ENTRIES);
+        let mut block_bytes = Vec::new();
         for block in 0..self.blocks {
             self.decode_block(block, &mut decompressor, &mut block_bytes)?;
-            all.extend_from_slice(&block_bytes);
+            let entries = self.block_range(block).count();
+            all.extend((0..entries).map(|i| self.kind.entry_in(&block_bytes, i)));
         }
         Ok(all)
     }

@@ -1,7 +1,7 @@
 //! A set of layers opened through memory maps, probed by the search and the protocol.
 
 use super::index::{index_of, layers_with, placement_of};
-use super::layer_file::{BLOCK_ENTRIES, Kind, TableFile, value_of};
+use super::layer_file::{Kind, TableFile, value_of};
 use super::legacy::legacy_file_name;
 use super::symmetry::canonical;
 use super::value::{Outcome, Value};
@@ -12,7 +12,7 @@ use crate::rules::position::Position;
 use anyhow::{Context, Result, bail};
 use std::path::Path;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// The most stones a layer of the tables can have.
 pub const MAX_STONES: usize = 8;
@@ -21,7 +21,12 @@ pub const MAX_STONES: usize = 8;
 /// each other, of a few slots each. 64 x 32 blocks of 8 KiB: at most 16 MiB, allocated as
 /// probes fill it.
 const CACHE_SHARDS: usize = 64;
-const SLOTS_PER_SHARD: usize = 32;
+const SLOTS_PER_SHARD: usize = 128;
+
+/// Values probed lately, by position: the search probes the same positions again and
+/// again (transpositions, each iteration), and one word read beats finding the block.
+/// 64 Ki words: 512 KiB.
+const VALUE_CACHE_WORDS: usize = 1 << 16;
 
 /// A layer's two files.
 struct MappedLayer {
@@ -51,6 +56,9 @@ pub struct Tablebase {
     layers: Vec<Option<MappedLayer>>,
     rules: Rules,
     cache: Vec<Mutex<Shard>>,
+    /// Each word a probed position (its layer's slot and index) and its value code, 0
+    /// when empty (no layer has slot 0): see [`value_word`].
+    values: Vec<AtomicU64>,
     /// What went wrong since the last [`Tablebase::take_faults`], one line each.
     faults: Mutex<Vec<String>>,
     /// Layers refused when the set was opened, one line each.
@@ -82,12 +90,28 @@ fn block_key(slot: usize, kind: Kind, block: u64) -> u64 {
     file << 48 | block
 }
 
+/// The value cache's word for `value` at `index` of layer `slot`: the position in the high
+/// 48 bits (a layer index has at most 34 bits, a slot 7), the value's code in the low 16.
+fn value_word(slot: usize, index: u64, value: Value) -> u64 {
+    position_key(slot, index) << 16 | u64::from(value.code())
+}
+
+fn position_key(slot: usize, index: u64) -> u64 {
+    (slot as u64) << 34 | index
+}
+
 /// Opens layer `(a, b)`'s two files; `Ok(None)` when neither is there.
 fn open_layer(dir: &Path, rules: &Rules, a: usize, b: usize) -> Result<Option<MappedLayer>> {
     let wdl = TableFile::open(dir, rules, Kind::Wdl, a, b)?;
     let distance = TableFile::open(dir, rules, Kind::Distance, a, b)?;
     match (wdl, distance) {
         (None, None) => Ok(None),
+        (Some(wdl), Some(distance)) if wdl.block_entries() != distance.block_entries() => {
+            bail!(
+                "{}: blocks of another size than the layer's other file",
+                wdl.name()
+            )
+        }
         (Some(wdl), Some(distance)) => Ok(Some(MappedLayer {
             wdl,
             distance,
@@ -148,6 +172,7 @@ impl Tablebase {
             layers,
             rules,
             cache,
+            values: (0..VALUE_CACHE_WORDS).map(|_| AtomicU64::new(0)).collect(),
             faults: Mutex::new(Vec::new()),
             refused,
         })
@@ -198,8 +223,8 @@ impl Tablebase {
     /// The entry of `index` in `file` (layer `slot`'s file of `kind`), from the cache or
     /// decoded into it.
     fn entry(&self, slot: usize, kind: Kind, file: &TableFile, index: u64) -> Result<u8> {
-        let block = index / BLOCK_ENTRIES as u64;
-        let offset = (index % BLOCK_ENTRIES as u64) as usize;
+        let block = index / file.block_entries() as u64;
+        let offset = (index % file.block_entries() as u64) as usize;
         let key = block_key(slot, kind, block);
         let hash = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let shard = &self.cache[(hash >> 58) as usize % CACHE_SHARDS];
@@ -226,7 +251,7 @@ impl Tablebase {
             file.decode_block(block, decompressor, &mut cached.entries)?;
             cached.key = key;
         }
-        Ok(cached.entries[offset])
+        Ok(kind.entry_in(&cached.entries, offset))
     }
 
     /// Records a fault of layer `(a, b)` and stops using the layer.
@@ -254,6 +279,42 @@ impl Tablebase {
         self.probe_with(position, false).map(|value| value.outcome)
     }
 
+    /// The value of `position` for the search, found `turns_since_capture` turns after the
+    /// last capture under a no-capture limit of `limit` turns (0: none), when it holds
+    /// within that limit. When even the layer's longest distance is within the limit, the
+    /// win/draw/loss file alone is read and a win or loss carries that longest distance (a
+    /// bound: the search ranks wins by it, the root picks the fastest from the distances);
+    /// otherwise the distance is read, and a win or loss that could cross the limit is
+    /// `None`, left to the search.
+    #[inline]
+    pub fn probe_for_search(
+        &self,
+        position: &Position,
+        turns_since_capture: u32,
+        limit: u32,
+    ) -> Option<Value> {
+        let (a, b) = (
+            position.us().count() as usize,
+            position.them().count() as usize,
+        );
+        if a == 0 || b == 0 || a + b > MAX_STONES {
+            return None;
+        }
+        let longest = self.layer(a, b)?.wdl.longest();
+        if limit == 0 || turns_since_capture + u32::from(longest) <= limit {
+            let value = self.probe_with(position, false)?;
+            return Some(match value.outcome {
+                Outcome::Draw => value,
+                outcome => Value {
+                    outcome,
+                    distance: longest,
+                },
+            });
+        }
+        self.probe(position)
+            .filter(|value| value.holds_within(turns_since_capture, limit))
+    }
+
     /// [`Tablebase::probe`], with the distance read only when `distance` is set (else 0).
     fn probe_with(&self, position: &Position, distance: bool) -> Option<Value> {
         let (us, them) = (position.us(), position.them());
@@ -265,6 +326,12 @@ impl Tablebase {
         let slot = slot_of(a, b);
         let (us, them) = canonical(self.rules.board, us, them);
         let index = index_of(self.rules.board, us, them);
+        let key = position_key(slot, index);
+        let word = &self.values[(key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as usize];
+        let known = word.load(Ordering::Relaxed);
+        if known >> 16 == key {
+            return Some(Value::decode(known as u16));
+        }
         let read = || -> Result<Value> {
             let wdl = self.entry(slot, Kind::Wdl, &layer.wdl, index)?;
             let turns = if distance && wdl != 1 {
@@ -277,7 +344,12 @@ impl Tablebase {
             })
         };
         match read() {
-            Ok(value) => Some(value),
+            Ok(value) => {
+                if distance {
+                    word.store(value_word(slot, index, value), Ordering::Relaxed);
+                }
+                Some(value)
+            }
             Err(e) => {
                 self.fault(a, b, layer, e);
                 None

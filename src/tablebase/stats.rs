@@ -1,6 +1,6 @@
 //! Counts of wins, draws and losses in a layer's files, for `vato tablebase stats`.
 
-use super::layer_file::{BLOCK_ENTRIES, Kind, TableFile, class_sizes, value_of};
+use super::layer_file::{Kind, TableFile, class_sizes, value_of};
 use super::value::Outcome;
 use crate::rules::Rules;
 use anyhow::{Context, Result, bail};
@@ -25,19 +25,17 @@ pub fn layer_stats(dir: &Path, rules: &Rules, a: usize, b: usize) -> Result<Opti
         ..LayerStats::default()
     };
     let mut decompressor = zstd::bulk::Decompressor::new().context("starting zstd")?;
-    let (mut values, mut turns, mut sizes) = (
-        Vec::with_capacity(BLOCK_ENTRIES),
-        Vec::with_capacity(BLOCK_ENTRIES),
-        Vec::new(),
-    );
+    let (mut values, mut turns, mut sizes) = (Vec::new(), Vec::new(), Vec::new());
     for block in 0..wdl.blocks() {
         wdl.decode_block(block, &mut decompressor, &mut values)?;
         distance.decode_block(block, &mut decompressor, &mut turns)?;
-        class_sizes(rules.board, (a, b), block, &mut sizes);
-        for ((&size, &w), &d) in sizes.iter().zip(&values).zip(&turns) {
+        class_sizes(rules.board, (a, b), wdl.block_range(block), &mut sizes);
+        for (offset, &size) in sizes.iter().enumerate() {
             if size == 0 {
                 continue;
             }
+            let w = Kind::Wdl.entry_in(&values, offset);
+            let d = Kind::Distance.entry_in(&turns, offset);
             let value = value_of(w, d)
                 .with_context(|| format!("{}: block {block} holds no value", wdl.name()))?;
             let count = u64::from(size);

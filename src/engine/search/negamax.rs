@@ -304,11 +304,8 @@ impl Searcher<'_> {
     #[inline]
     pub(super) fn probe_tablebase(&mut self, position: &Position, ply: usize) -> Option<i32> {
         let tables = self.request.tablebase.as_ref()?;
-        let value = tables.probe(position)?;
         let limit = self.request.rules.no_capture_limit;
-        if !value.holds_within(position.turns_since_capture(), limit) {
-            return None;
-        }
+        let value = tables.probe_for_search(position, position.turns_since_capture(), limit)?;
         self.tbhits += 1;
         Some(match value.outcome {
             TablebaseOutcome::Draw => self.draw_score(ply),

@@ -1096,3 +1096,48 @@ fn the_engine_finds_the_tables_in_the_default_folder() {
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
+
+/// Flips one byte of every block of `path` (a version 3 file), past its header and index.
+fn damage_every_block(path: &std::path::Path) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let field = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    let blocks = field(40) as usize;
+    let data_at = 64 + 16 * blocks;
+    let starts: Vec<usize> = (0..blocks)
+        .map(|k| {
+            if k == 0 {
+                0
+            } else {
+                field(64 + 16 * (k - 1)) as usize
+            }
+        })
+        .collect();
+    for start in starts {
+        bytes[data_at + start] ^= 0x10;
+    }
+    std::fs::write(path, &bytes).unwrap();
+}
+
+/// A damaged block met while the engine plays is said once, before the `bestmove` of that
+/// search, and the engine goes on without the layer.
+#[test]
+fn the_engine_says_a_damaged_block_once_and_plays_on() {
+    let dir = temp_dir("damaged-engine");
+    build(&dir, 3, &Rules::default(), 2, Progress::Quiet).unwrap();
+    damage_every_block(&dir.join(table_file_name(Board::Tsivy, Kind::Wdl, 1, 2)));
+    // White a1, b1 against e5: every turn leads into the damaged 1v2 layer.
+    let lines = engine_with_tables_in(&dir, &["position fen 4B4/9/9/9/WW7 w", "go depth 3"]);
+    let text = lines.join("\n");
+    let faults: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("info string tablebase: ") && l.contains("fails its checksum"))
+        .collect();
+    assert_eq!(faults.len(), 1, "{text}");
+    assert!(faults[0].ends_with("layer 1v2 is no longer used"), "{text}");
+    assert!(lines.last().unwrap().starts_with("bestmove "), "{text}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth 3")),
+        "searched: {text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

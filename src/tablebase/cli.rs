@@ -2,7 +2,7 @@
 //! bench.
 
 use super::index::{layer_size, layers_with, position_of};
-use super::layer_file::{Kind, TableFile, table_file_name, write_layer};
+use super::layer_file::{Kind, layer_built, table_file_name, write_layer};
 use super::legacy::read_legacy_layer;
 use super::location::{TABLEBASES_VARIABLE, default_dir};
 use super::probe::{MAX_STONES, Tablebase, layer_names, missing_layers};
@@ -368,9 +368,7 @@ fn convert(
     let (mut converted, mut kept) = (0, 0);
     for n in 2..=MAX_STONES {
         for (a, b) in layers_with(n) {
-            let built = TableFile::open(to, rules, Kind::Wdl, a, b)?.is_some()
-                && TableFile::open(to, rules, Kind::Distance, a, b)?.is_some();
-            if built {
+            if layer_built(to, rules, a, b)? {
                 kept += 1;
                 continue;
             }

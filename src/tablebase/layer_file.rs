@@ -640,3 +640,11 @@ impl TableFile {
         Ok(all)
     }
 }
+
+/// Whether both files of layer `(a, b)` are in `dir` with valid headers (their blocks are
+/// checked when read).
+pub(super) fn layer_built(dir: &Path, rules: &Rules, a: usize, b: usize) -> Result<bool> {
+    let wdl = TableFile::open(dir, rules, Kind::Wdl, a, b)?;
+    let distance = TableFile::open(dir, rules, Kind::Distance, a, b)?;
+    Ok(wdl.is_some() && distance.is_some())
+}

@@ -18,8 +18,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 pub const MAX_STONES: usize = 8;
 
 /// Decoded blocks kept: shards, each locked apart so that search threads rarely wait for
-/// each other, of a few slots each. 64 x 32 blocks of 8 KiB: at most 16 MiB, allocated as
-/// probes fill it.
+/// each other, of a few slots each. 64 x 128 blocks: 16 MiB of value blocks (2 KiB each),
+/// up to 64 MiB where distance blocks (8 KiB) take the slots, allocated as probes fill it.
 const CACHE_SHARDS: usize = 64;
 const SLOTS_PER_SHARD: usize = 128;
 
@@ -29,9 +29,9 @@ const SLOTS_PER_SHARD: usize = 128;
 const VALUE_CACHE_WORDS: usize = 1 << 16;
 
 /// A layer's two files.
-struct MappedLayer {
-    wdl: TableFile,
-    distance: TableFile,
+pub(super) struct MappedLayer {
+    pub(super) wdl: TableFile,
+    pub(super) distance: TableFile,
     /// Set when a block failed its checksum: the layer is treated as absent from then on.
     damaged: AtomicBool,
 }
@@ -90,18 +90,27 @@ fn block_key(slot: usize, kind: Kind, block: u64) -> u64 {
     file << 48 | block
 }
 
-/// The value cache's word for `value` at `index` of layer `slot`: the position in the high
-/// 48 bits (a layer index has at most 34 bits, a slot 7), the value's code in the low 16.
-fn value_word(slot: usize, index: u64, value: Value) -> u64 {
-    position_key(slot, index) << 16 | u64::from(value.code())
+/// The value cache's word for `value` at `index` of layer `slot`: whether the distance is
+/// known in bit 63, the position in bits 16 to 56 (a layer index has at most 34 bits, a
+/// slot 7), the value's code in the low 16 (its distance 0 when not known).
+fn value_word(slot: usize, index: u64, value: Value, distance_known: bool) -> u64 {
+    u64::from(distance_known) << 63 | position_key(slot, index) << 16 | u64::from(value.code())
 }
+
+/// The bits of a value cache word that hold the position.
+const POSITION_BITS: u64 = (1 << 41) - 1;
 
 fn position_key(slot: usize, index: u64) -> u64 {
     (slot as u64) << 34 | index
 }
 
 /// Opens layer `(a, b)`'s two files; `Ok(None)` when neither is there.
-fn open_layer(dir: &Path, rules: &Rules, a: usize, b: usize) -> Result<Option<MappedLayer>> {
+pub(super) fn open_layer(
+    dir: &Path,
+    rules: &Rules,
+    a: usize,
+    b: usize,
+) -> Result<Option<MappedLayer>> {
     let wdl = TableFile::open(dir, rules, Kind::Wdl, a, b)?;
     let distance = TableFile::open(dir, rules, Kind::Distance, a, b)?;
     match (wdl, distance) {
@@ -329,7 +338,8 @@ impl Tablebase {
         let key = position_key(slot, index);
         let word = &self.values[(key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as usize];
         let known = word.load(Ordering::Relaxed);
-        if known >> 16 == key {
+        // A word without its distance serves only probes that do not ask for one.
+        if (known >> 16) & POSITION_BITS == key && (!distance || known >> 63 == 1) {
             return Some(Value::decode(known as u16));
         }
         let read = || -> Result<Value> {
@@ -345,9 +355,7 @@ impl Tablebase {
         };
         match read() {
             Ok(value) => {
-                if distance {
-                    word.store(value_word(slot, index, value), Ordering::Relaxed);
-                }
+                word.store(value_word(slot, index, value, distance), Ordering::Relaxed);
                 Some(value)
             }
             Err(e) => {

@@ -1,7 +1,7 @@
 //! Solving layer pairs by retrograde analysis, in parallel over both cores.
 
 use super::index::{index_of, layer_size, layers_with, placement_of, position_of};
-use super::layer_file::write_layer;
+use super::layer_file::{layer_built, write_layer};
 use super::probe::{MAX_STONES, layer_names, read_layer_codes, slot_of};
 use super::value::{
     DISTANCE_MASK, DRAW_CODE, LOSS_BIT, Outcome, Value, WIN_BIT, loss_code, win_code,
@@ -173,15 +173,6 @@ pub fn build_layers(
         }
     }
     Ok(report)
-}
-
-/// Whether both files of layer `(a, b)` are in `dir` with valid headers (their blocks are
-/// checked when read).
-fn layer_built(dir: &Path, rules: &Rules, a: usize, b: usize) -> Result<bool> {
-    use super::layer_file::{Kind, TableFile};
-    let wdl = TableFile::open(dir, rules, Kind::Wdl, a, b)?;
-    let distance = TableFile::open(dir, rules, Kind::Distance, a, b)?;
-    Ok(wdl.is_some() && distance.is_some())
 }
 
 /// The code of a position not decided yet while a pair is solved: a position without a

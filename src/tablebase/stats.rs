@@ -1,23 +1,18 @@
 //! Counts of wins, draws and losses in a layer's files, for `vato tablebase stats`.
 
-use super::layer_file::{Kind, TableFile, class_sizes, value_of};
+use super::layer_file::{Kind, class_sizes, value_of};
+use super::probe::{MappedLayer, open_layer};
 use super::value::Outcome;
 use crate::rules::Rules;
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use std::path::Path;
 
 /// Counts of layer `(a, b)` in `dir`, or `None` when it is not built. Each canonical entry
 /// counts for every placement of its class, so the counts are those of the whole layer;
 /// one block at a time is decoded, so any set is counted in little memory.
 pub fn layer_stats(dir: &Path, rules: &Rules, a: usize, b: usize) -> Result<Option<LayerStats>> {
-    let wdl = TableFile::open(dir, rules, Kind::Wdl, a, b)?;
-    let distance = TableFile::open(dir, rules, Kind::Distance, a, b)?;
-    let (wdl, distance) = match (wdl, distance) {
-        (None, None) => return Ok(None),
-        (Some(w), Some(d)) => (w, d),
-        (Some(file), None) | (None, Some(file)) => {
-            bail!("{}: the layer's other file is missing", file.name())
-        }
+    let Some(MappedLayer { wdl, distance, .. }) = open_layer(dir, rules, a, b)? else {
+        return Ok(None);
     };
     let mut stats = LayerStats {
         a,

@@ -2,7 +2,7 @@
 //! bench.
 
 use super::index::{layer_size, layers_with, position_of};
-use super::layer_file::{Kind, layer_built, table_file_name, write_layer};
+use super::layer_file::{Kind, layer_built, longest_distance, table_file_name, write_layer};
 use super::legacy::read_legacy_layer;
 use super::location::{TABLEBASES_VARIABLE, default_dir};
 use super::probe::{MAX_STONES, Tablebase, layer_names, missing_layers};
@@ -376,13 +376,9 @@ fn convert(
                 continue;
             };
             let started = Instant::now();
-            write_layer(
-                to,
-                rules,
-                (a, b),
-                &|index| Value::decode(codes[index as usize]),
-                threads,
-            )?;
+            let value = |index: u64| Value::decode(codes[index as usize]);
+            let longest = longest_distance(codes.len() as u64, &value, threads);
+            write_layer(to, rules, (a, b), &value, longest, threads)?;
             eprintln!(
                 "layer {a}v{b}: converted in {:.1} s",
                 started.elapsed().as_secs_f64()

@@ -111,10 +111,22 @@ fn expand(bits: u64, taken: u64) -> u64 {
 /// as Tsivy's 45.
 #[inline]
 pub fn index_of(board: Board, us: Bitboard, them: Bitboard) -> u64 {
+    let (us_rank, them_rank) = index_parts(board, us, them);
+    let width = binomial(
+        board.point_count() - us.count() as usize,
+        them.count() as usize,
+    );
+    us_rank * width + them_rank
+}
+
+/// The two parts of [`index_of`]: the rank of the mover's stones among the sets of their
+/// size, and the rank of the opponent's among the sets of theirs on the points left free.
+#[inline]
+pub fn index_parts(board: Board, us: Bitboard, them: Bitboard) -> (u64, u64) {
     match board {
-        Board::Tsivy => index_in::<NUM_SQUARES, 0>(us.bits(), them.bits()),
+        Board::Tsivy => parts_in::<NUM_SQUARES, 0>(us.bits(), them.bits()),
         Board::Dimy => {
-            index_in::<{ Board::Dimy.point_count() }, { Board::Dimy.off_board().bits() }>(
+            parts_in::<{ Board::Dimy.point_count() }, { Board::Dimy.off_board().bits() }>(
                 us.bits(),
                 them.bits(),
             )
@@ -122,14 +134,15 @@ pub fn index_of(board: Board, us: Bitboard, them: Bitboard) -> u64 {
     }
 }
 
-/// [`index_of`] on a board of `N` points, `OFF` the points of the 9 x 5 grid it lacks:
+/// [`index_parts`] on a board of `N` points, `OFF` the points of the 9 x 5 grid it lacks:
 /// constants, so that each board's ranking compiles to its own straight code (the solver
 /// ranks every position it passes back).
 #[inline(always)]
-fn index_in<const N: usize, const OFF: u64>(us: u64, them: u64) -> u64 {
-    let (a, b) = (us.count_ones() as usize, them.count_ones() as usize);
-    let width = binomial(N - a, b);
-    rank_set(compress(us, OFF)) * width + rank_set(compress(them, us | OFF))
+fn parts_in<const N: usize, const OFF: u64>(us: u64, them: u64) -> (u64, u64) {
+    (
+        rank_set(compress(us, OFF)),
+        rank_set(compress(them, us | OFF)),
+    )
 }
 
 /// The placement `(us, them)` on `board` with index `index` in layer `(a, b)`.
@@ -144,7 +157,7 @@ pub fn placement_of(board: Board, a: usize, b: usize, index: u64) -> (Bitboard, 
     (Bitboard::from_bits(us), Bitboard::from_bits(them))
 }
 
-/// [`placement_of`] on a board of `N` points lacking `OFF` (see [`index_in`]).
+/// [`placement_of`] on a board of `N` points lacking `OFF` (see [`parts_in`]).
 #[inline(always)]
 fn placement_in<const N: usize, const OFF: u64>(a: usize, b: usize, index: u64) -> (u64, u64) {
     let width = binomial(N - a, b);

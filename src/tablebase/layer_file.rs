@@ -287,16 +287,17 @@ fn block_entries(
 }
 
 /// Writes layer `(a, b)`'s two files to `dir`, each through a temporary name renamed when
-/// complete, from `value` (the value of each index of the layer), compressing blocks on
-/// `threads` threads.
+/// complete, from `value` (the value of each index of the layer, asked of canonical ones
+/// only) and `longest` (the layer's longest distance), compressing blocks on `threads`
+/// threads.
 pub(super) fn write_layer(
     dir: &Path,
     rules: &Rules,
     (a, b): (usize, usize),
     value: &(impl Fn(u64) -> Value + Sync),
+    longest: u16,
     threads: usize,
 ) -> Result<()> {
-    let longest = longest_distance(layer_size(rules.board, a, b), value, threads);
     for kind in [Kind::Wdl, Kind::Distance] {
         let header = Header {
             longest,
@@ -332,7 +333,11 @@ pub(super) fn write_layer(
 }
 
 /// The longest distance of the `size` values of a layer, on `threads` threads.
-fn longest_distance(size: u64, value: &(impl Fn(u64) -> Value + Sync), threads: usize) -> u16 {
+pub(super) fn longest_distance(
+    size: u64,
+    value: &(impl Fn(u64) -> Value + Sync),
+    threads: usize,
+) -> u16 {
     let threads = threads.max(1) as u64;
     let part = size.div_ceil(threads).max(1);
     std::thread::scope(|scope| {

@@ -22,6 +22,7 @@
 //! smaller layers, then each position decided at distance `n` is passed back, by undoing
 //! the opponent's last step, to its predecessors, which are decided at `n + 1`.
 
+mod classes;
 mod cli;
 mod index;
 mod layer_file;

@@ -1,6 +1,6 @@
 //! A set of layers opened through memory maps, probed by the search and the protocol.
 
-use super::index::{index_of, layers_with, placement_of};
+use super::index::{index_of, layers_with};
 use super::layer_file::{Kind, TableFile, value_of};
 use super::legacy::legacy_file_name;
 use super::symmetry::canonical;
@@ -400,54 +400,4 @@ impl Tablebase {
         }
         damaged
     }
-}
-
-/// Every position of layer `(a, b)` in `dir` as its two-byte code in index order, decoded
-/// from the files (the non-canonical entries from their canonical members) on `threads`
-/// threads; `None` when the layer is not there, an error when it is damaged. For the
-/// solver, which needs the smaller layers at hand.
-pub(super) fn read_layer_codes(
-    dir: &Path,
-    rules: &Rules,
-    (a, b): (usize, usize),
-    threads: usize,
-) -> Result<Option<Vec<u16>>> {
-    let Some(layer) = open_layer(dir, rules, a, b)? else {
-        return Ok(None);
-    };
-    let wdl = layer.wdl.decode_all()?;
-    let distance = layer.distance.decode_all()?;
-    let board = rules.board;
-    let mut codes = vec![0u16; wdl.len()];
-    let chunk = codes.len().div_ceil(threads.max(1)).max(1);
-    let bad = std::sync::atomic::AtomicU64::new(u64::MAX);
-    std::thread::scope(|scope| {
-        for (part, out) in codes.chunks_mut(chunk).enumerate() {
-            let (wdl, distance, bad) = (&wdl, &distance, &bad);
-            scope.spawn(move || {
-                let first = (part * chunk) as u64;
-                for (offset, code) in out.iter_mut().enumerate() {
-                    let index = first + offset as u64;
-                    let (us, them) = placement_of(board, a, b, index);
-                    let (u, t) = canonical(board, us, them);
-                    let at = if (u, t) == (us, them) {
-                        index
-                    } else {
-                        index_of(board, u, t)
-                    } as usize;
-                    match value_of(wdl[at], distance[at]) {
-                        Some(value) => *code = value.code(),
-                        None => {
-                            bad.fetch_min(at as u64, Ordering::Relaxed);
-                        }
-                    }
-                }
-            });
-        }
-    });
-    let bad = bad.into_inner();
-    if bad != u64::MAX {
-        bail!("{}: entry {bad} holds no value", layer.wdl.name());
-    }
-    Ok(Some(codes))
 }

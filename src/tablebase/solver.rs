@@ -1,23 +1,29 @@
 //! Solving layer pairs by retrograde analysis, in parallel over both cores.
+//!
+//! A pair is solved one byte per symmetry class (see [`Classes`]): about a quarter of
+//! the layer's positions, each byte holding either the value found (outcome and distance)
+//! or, while undecided, how many of the position's paikas are still open. The smaller
+//! layers, where captures lead, are held as one outcome per class: the 7-stone pair 4v3
+//! and 3v4 takes 0.8 GB, and the 6-stone layers below it 0.14 GB.
 
-use super::index::{index_of, layer_size, layers_with, placement_of, position_of};
+use super::classes::Classes;
+use super::index::{layer_size, layers_with};
 use super::layer_file::{layer_built, write_layer};
-use super::probe::{MAX_STONES, layer_names, read_layer_codes, slot_of};
-use super::value::{
-    DISTANCE_MASK, DRAW_CODE, LOSS_BIT, Outcome, Value, WIN_BIT, loss_code, win_code,
-};
+use super::probe::{MAX_STONES, layer_names, open_layer, slot_of};
+use super::symmetry::members;
+use super::value::{Outcome, Value};
 use crate::progress::{JobProgress, PLAIN_EVERY};
 use crate::rules::bitboard::Bitboard;
 use crate::rules::board::Board;
 use crate::rules::geometry::ADJACENT;
 use crate::rules::movegen::{generate_turns, has_capture, paika_steps};
-use crate::rules::position::Position;
+use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::rules::{ChainRule, Rules};
 use anyhow::{Context, Result, bail};
 use std::fs;
 use std::path::Path;
-use std::sync::atomic::{AtomicU8, AtomicU16, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -37,6 +43,46 @@ pub struct BuildReport {
     pub solved: Vec<(usize, usize)>,
     /// Layers found finished on disk and kept.
     pub kept: Vec<(usize, usize)>,
+}
+
+/// A solved layer with fewer stones than the pair being solved: the outcome of each class,
+/// all that a capture into it needs.
+struct SmallerLayer {
+    classes: Classes,
+    outcomes: Vec<Outcome>,
+}
+
+impl SmallerLayer {
+    /// The outcome of any placement of the layer, for the side to move.
+    #[inline]
+    fn outcome(&self, us: Bitboard, them: Bitboard) -> Outcome {
+        self.outcomes[self.classes.entry_of(us, them) as usize]
+    }
+
+    /// Layer `(a, b)`'s outcomes read from its values file in `dir`; `None` when the layer
+    /// is not there.
+    fn read(dir: &Path, rules: &Rules, (a, b): (usize, usize)) -> Result<Option<SmallerLayer>> {
+        let Some(layer) = open_layer(dir, rules, a, b)? else {
+            return Ok(None);
+        };
+        let entries = layer.wdl.decode_all()?;
+        let classes = Classes::new(rules.board, (a, b));
+        let mut outcomes = Vec::with_capacity(classes.len() as usize);
+        for row in classes.rows() {
+            for &entry in &entries[row.start as usize..row.end as usize] {
+                outcomes.push(match entry {
+                    0 => Outcome::Loss,
+                    1 => Outcome::Draw,
+                    2 => Outcome::Win,
+                    _ => bail!(
+                        "{}: an entry of row {row:?} holds no value",
+                        layer.wdl.name()
+                    ),
+                });
+            }
+        }
+        Ok(Some(SmallerLayer { classes, outcomes }))
+    }
 }
 
 /// Solves every layer of up to `stones` stones into `dir`, smallest first, skipping layers
@@ -76,7 +122,8 @@ pub fn build_layers(
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     // Solved layers by `slot_of`, for the captures of larger layers; the largest layers
     // are never needed again, so they are not kept.
-    let mut solved: Vec<Option<Vec<u16>>> = vec![None; slot_of(MAX_STONES, MAX_STONES) + 1];
+    let mut solved: Vec<Option<SmallerLayer>> = Vec::new();
+    solved.resize_with(slot_of(MAX_STONES, MAX_STONES) + 1, || None);
     let mut report = BuildReport {
         solved: Vec::new(),
         kept: Vec::new(),
@@ -116,7 +163,7 @@ pub fn build_layers(
             if existing.iter().all(|&built| built) {
                 for &(x, y) in &pair {
                     if n < largest_wanted {
-                        solved[slot_of(x, y)] = read_layer_codes(dir, rules, (x, y), threads)?;
+                        solved[slot_of(x, y)] = SmallerLayer::read(dir, rules, (x, y))?;
                     }
                     report.kept.push((x, y));
                 }
@@ -142,19 +189,30 @@ pub fn build_layers(
             }
             let layer_started = Instant::now();
             let tables = solve_pair(a, b, &solved, rules, threads, progress)?;
-            for (&(x, y), data) in pair.iter().zip(&tables) {
+            for (&(x, y), (classes, codes)) in pair.iter().zip(&tables) {
+                let longest = codes.iter().map(|&code| value_of_byte(code).distance).max();
                 write_layer(
                     dir,
                     rules,
                     (x, y),
-                    &|index| Value::decode(data[index as usize]),
+                    &|index| {
+                        let entry = classes
+                            .entry_of_index(index)
+                            .expect("the writer asks for canonical placements only");
+                        value_of_byte(codes[entry as usize])
+                    },
+                    longest.unwrap_or(0),
                     threads,
                 )?;
                 report.solved.push((x, y));
             }
             if n < largest_wanted {
-                for (&(x, y), data) in pair.iter().zip(tables) {
-                    solved[slot_of(x, y)] = Some(data);
+                for (&(x, y), (classes, codes)) in pair.iter().zip(tables) {
+                    let outcomes = codes
+                        .into_iter()
+                        .map(|c| value_of_byte(c).outcome)
+                        .collect();
+                    solved[slot_of(x, y)] = Some(SmallerLayer { classes, outcomes });
                 }
             }
             done += size;
@@ -175,12 +233,38 @@ pub fn build_layers(
     Ok(report)
 }
 
-/// The code of a position not decided yet while a pair is solved: a position without a
-/// capture whose paikas do not all have known values. Both outcome bits set, so it is never
-/// a finished value; positions still undecided at the end are draws.
-const UNDECIDED_CODE: u16 = WIN_BIT | LOSS_BIT;
+/// The byte of a class while its pair is solved: the top two bits say what the low six
+/// hold. Open: not decided yet, and how many of its paikas are not yet known to lead to a
+/// win for the opponent (at most 8 a stone, so at most 56 with 7 stones to move).
+const OPEN: u8 = 0b0000_0000;
+/// Won, in the low bits' number of turns.
+const WON: u8 = 0b0100_0000;
+/// Lost, in the low bits' number of turns.
+const LOST: u8 = 0b1000_0000;
+/// Drawn: a position that must capture and can reach no more than a draw, and the unused
+/// slots of [`Classes`]. (Positions still open when the pair is solved are draws too.)
+const DRAWN: u8 = 0b1100_0000;
+/// The two bits that say which.
+const TAG: u8 = 0b1100_0000;
+/// The longest distance a byte holds.
+const LONGEST: u8 = !TAG;
 
-/// Positions a solver thread takes at a time: large enough to make the hand-out cheap,
+/// The value a finished byte stands for (an open position is a draw).
+fn value_of_byte(code: u8) -> Value {
+    let distance = u16::from(code & LONGEST);
+    match code & TAG {
+        WON => Value {
+            outcome: Outcome::Win,
+            distance,
+        },
+        LOST => Value {
+            outcome: Outcome::Loss,
+            distance,
+        },
+        _ => Value::DRAW,
+    }
+}
+/// Entries a solver thread takes at a time: large enough to make the hand-out cheap,
 /// small enough to keep both cores busy to the end of a pass.
 const CHUNK: u64 = 1 << 15;
 
@@ -251,14 +335,12 @@ fn parallel_chunks(
 struct PairSolver<'a> {
     /// The layers: `(a, b)`, and `(b, a)` unless `a == b`.
     layers: Vec<(usize, usize)>,
-    /// Per layer, each position's code ([`UNDECIDED_CODE`] until decided).
-    codes: Vec<Vec<AtomicU16>>,
-    /// Per layer, for undecided positions: their paikas whose value is not yet known to be
-    /// a win for the opponent. When it reaches zero, every paika loses.
-    open_paikas: Vec<Vec<AtomicU8>>,
-    /// The solved layers with fewer stones, where every capture leads.
-    /// By `slot_of`.
-    smaller: &'a [Option<Vec<u16>>],
+    /// Per layer, the numbering of its classes.
+    classes: Vec<Classes>,
+    /// Per layer, each class's byte (see [`OPEN`]).
+    codes: Vec<Vec<AtomicU8>>,
+    /// The solved layers with fewer stones, where every capture leads. By `slot_of`.
+    smaller: &'a [Option<SmallerLayer>],
     chain_rule: ChainRule,
     /// The board the layers are on.
     board: Board,
@@ -276,82 +358,95 @@ impl PairSolver<'_> {
 
     /// First pass: decides every position with a capture (all its turns lead to smaller,
     /// solved layers) or without a legal turn, and counts the paikas of the others.
-    fn classify(&self, slot: usize, range: std::ops::Range<u64>) {
-        let (a, b) = self.layers[slot];
+    fn classify(&self, slot: usize, entries: std::ops::Range<u64>) {
         let mut turns = Vec::new();
-        for index in range {
-            let position = position_of(self.board, a, b, index);
-            let cell = &self.codes[slot][index as usize];
-            if has_capture(&position) {
-                cell.store(self.capture_code(&position, &mut turns), Ordering::Relaxed);
+        for entry in entries {
+            let (us, them, canonical) = self.classes[slot].placement(entry);
+            let code = if !canonical {
+                DRAWN // an unused slot
             } else {
-                let paikas = paika_steps(position.us(), position.empty());
-                if paikas == 0 {
-                    cell.store(loss_code(0), Ordering::Relaxed);
+                let position = Position::new_on(self.board, us, them, Color::White, 0, 1)
+                    .expect("a placement is on the board");
+                if has_capture(&position) {
+                    self.capture_code(&position, &mut turns)
                 } else {
-                    let paikas = u8::try_from(paikas).expect("at most 8 paikas per stone");
-                    self.open_paikas[slot][index as usize].store(paikas, Ordering::Relaxed);
+                    match paika_steps(position.us(), position.empty()) {
+                        0 => LOST,
+                        paikas => OPEN | u8::try_from(paikas).expect("at most 56 paikas"),
+                    }
                 }
-            }
+            };
+            self.codes[slot][entry as usize].store(code, Ordering::Relaxed);
         }
     }
 
-    /// The code of a position that must capture, from the values of its children.
-    fn capture_code(&self, position: &Position, turns: &mut Vec<Turn>) -> u16 {
+    /// The byte of a position that must capture, from the outcomes of its children.
+    fn capture_code(&self, position: &Position, turns: &mut Vec<Turn>) -> u8 {
         generate_turns(position, self.chain_rule, turns);
         let mut all_lost = true;
         for &turn in turns.iter() {
             let child = position.play(turn);
             let (us, them) = (child.us(), child.them());
             if us.is_empty() {
-                return win_code(1);
+                return WON | 1;
             }
-            let table = self.smaller[slot_of(us.count() as usize, them.count() as usize)]
+            let layer = self.smaller[slot_of(us.count() as usize, them.count() as usize)]
                 .as_ref()
                 .expect("smaller layers are solved first");
-            match Value::decode(table[index_of(self.board, us, them) as usize]).outcome {
-                Outcome::Loss => return win_code(1),
+            match layer.outcome(us, them) {
+                Outcome::Loss => return WON | 1,
                 Outcome::Draw => all_lost = false,
                 Outcome::Win => {}
             }
         }
-        if all_lost { loss_code(1) } else { DRAW_CODE }
+        if all_lost { LOST | 1 } else { DRAWN }
     }
 
-    /// Passes on the positions of `slot` decided at `distance` to their predecessors by a
+    /// Passes on the classes of `slot` decided at `distance` to their predecessors by a
     /// paika: a predecessor of a loss wins at `distance + 1`; a predecessor whose last open
-    /// paika leads to a win loses at `distance + 1`. Returns how many positions were passed.
+    /// paika leads to a win loses at `distance + 1`. Returns how many classes were passed.
     ///
-    /// Mandatory capture holds because only undecided positions are touched: a position
-    /// with a capture was decided in the first pass, so no paika is ever credited to it.
-    fn retract(&self, slot: usize, range: std::ops::Range<u64>, distance: u16) -> u64 {
-        let (a, b) = self.layers[slot];
+    /// Each paika of a canonical predecessor must be credited once: its step leads to some
+    /// member of the class decided, so every member is walked back, and of the placements
+    /// reached only the canonical ones (the solver's entries) are credited.
+    ///
+    /// Mandatory capture holds because only open positions are touched: a position with a
+    /// capture was decided in the first pass, so no paika is ever credited to it.
+    fn retract(&self, slot: usize, entries: std::ops::Range<u64>, distance: u8) -> u64 {
         let partner = self.partner(slot);
-        let (lost, won) = (loss_code(distance), win_code(distance));
+        let (lost, won) = (LOST | distance, WON | distance);
+        let points = self.board.points().bits();
         let mut passed = 0;
-        let mut batch = Vec::with_capacity(RETRACT_BATCH + 64);
-        for index in range {
-            let code = self.codes[slot][index as usize].load(Ordering::Relaxed);
+        let mut batch = Vec::with_capacity(RETRACT_BATCH + 4 * 64);
+        for entry in entries {
+            let code = self.codes[slot][entry as usize].load(Ordering::Relaxed);
             if code != lost && code != won {
                 continue;
             }
             passed += 1;
-            let (us, them) = placement_of(self.board, a, b, index);
-            let empty = !(us | them).bits() & self.board.points().bits();
-            // The opponent moved last: undo each of its possible steps. Predecessors
-            // already decided are dropped here, where their reads are independent of each
-            // other and overlap in memory; the updates come in a second loop.
-            for to in them {
-                let mut froms = ADJACENT[to.index()] & empty;
-                while froms != 0 {
-                    let from = froms & froms.wrapping_neg();
-                    froms &= froms - 1;
-                    let before = Bitboard::from_bits(them.bits() ^ (1u64 << to.index()) ^ from);
-                    let parent = index_of(self.board, before, us) as u32;
-                    if self.codes[partner][parent as usize].load(Ordering::Relaxed)
-                        == UNDECIDED_CODE
-                    {
-                        batch.push((parent, code == lost));
+            let (us, them, _) = self.classes[slot].placement(entry);
+            let (members, count) = members(self.board, us, them);
+            for &(us, them) in &members[..count] {
+                let empty = !(us | them) & points;
+                // The opponent moved last: undo each of its possible steps. Predecessors
+                // already decided are dropped here, where their reads are independent of
+                // each other and overlap in memory; the updates come in a second loop.
+                for to in Bitboard::from_bits(them) {
+                    let mut froms = ADJACENT[to.index()] & empty;
+                    while froms != 0 {
+                        let from = froms & froms.wrapping_neg();
+                        froms &= froms - 1;
+                        let before = Bitboard::from_bits(them ^ (1u64 << to.index()) ^ from);
+                        let Some(parent) = self.classes[partner]
+                            .entry_if_canonical(before, Bitboard::from_bits(us))
+                        else {
+                            continue;
+                        };
+                        let parent_code =
+                            self.codes[partner][parent as usize].load(Ordering::Relaxed);
+                        if parent_code & TAG == OPEN {
+                            batch.push((parent, code == lost));
+                        }
                     }
                 }
             }
@@ -366,71 +461,58 @@ impl PairSolver<'_> {
 
     /// Credits each predecessor in `batch` (in layer `slot`) with a child decided at
     /// `distance`: a lost child (flag set) makes it a win, the last won child a loss.
-    fn credit(&self, slot: usize, batch: &[(u32, bool)], distance: u16) {
+    fn credit(&self, slot: usize, batch: &[(u64, bool)], distance: u8) {
         for &(parent, child_lost) in batch {
-            let parent = parent as usize;
-            let cell = &self.codes[slot][parent];
-            if cell.load(Ordering::Relaxed) != UNDECIDED_CODE {
-                continue;
-            }
-            let decided = if child_lost {
-                win_code(distance + 1)
-            } else if self.open_paikas[slot][parent].fetch_sub(1, Ordering::Relaxed) == 1 {
-                loss_code(distance + 1)
-            } else {
-                continue;
-            };
-            // Another thread may have decided it in the meantime (a win found through
-            // another child); the first decision stands.
-            let _ = cell.compare_exchange(
-                UNDECIDED_CODE,
-                decided,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            );
+            let cell = &self.codes[slot][parent as usize];
+            // Another thread may decide it or take one of its paikas in the meantime: the
+            // first decision stands, and every paika is counted once.
+            let _ = cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |code| {
+                if code & TAG != OPEN {
+                    None
+                } else if child_lost {
+                    Some(WON | (distance + 1))
+                } else if code == OPEN | 1 {
+                    Some(LOST | (distance + 1))
+                } else {
+                    Some(code - 1)
+                }
+            });
         }
     }
 }
 
 /// Solves `(a, b)` and `(b, a)` (one layer when `a == b`), given every smaller layer, by
 /// retrograde analysis: a first pass decides the positions that must capture or cannot
-/// move; then, distance by distance, each newly decided position is passed back to its
-/// predecessors by a paika (found by undoing the opponent's step).
+/// move; then, distance by distance, each newly decided class is passed back to its
+/// predecessors by a paika (found by undoing the opponent's step). Returns each layer's
+/// classes and their finished bytes.
 fn solve_pair(
     a: usize,
     b: usize,
-    smaller: &[Option<Vec<u16>>],
+    smaller: &[Option<SmallerLayer>],
     rules: &Rules,
     threads: usize,
     progress: Progress,
-) -> Result<Vec<Vec<u16>>> {
+) -> Result<Vec<(Classes, Vec<u8>)>> {
     let layers: Vec<(usize, usize)> = if a == b {
         vec![(a, b)]
     } else {
         vec![(a, b), (b, a)]
     };
-    for &(x, y) in &layers {
-        if layer_size(rules.board, x, y) > u64::from(u32::MAX) {
-            bail!("layer {x}v{y} is too large for this builder");
-        }
-    }
+    let classes: Vec<Classes> = layers
+        .iter()
+        .map(|&layer| Classes::new(rules.board, layer))
+        .collect();
     let solver = PairSolver {
-        codes: layers
+        codes: classes
             .iter()
-            .map(|&(x, y)| {
-                (0..layer_size(rules.board, x, y))
-                    .map(|_| AtomicU16::new(UNDECIDED_CODE))
+            .map(|classes| {
+                std::iter::repeat_with(|| AtomicU8::new(OPEN))
+                    .take(classes.len() as usize)
                     .collect()
             })
             .collect(),
-        open_paikas: layers
-            .iter()
-            .map(|&(x, y)| {
-                (0..layer_size(rules.board, x, y))
-                    .map(|_| AtomicU8::new(0))
-                    .collect()
-            })
-            .collect(),
+        classes,
         layers,
         smaller,
         chain_rule: rules.chain_rule,
@@ -441,7 +523,7 @@ fn solve_pair(
     for (slot, &(x, y)) in solver.layers.iter().enumerate() {
         let label = format!("{x}v{y} first pass");
         parallel_chunks(
-            layer_size(rules.board, x, y),
+            solver.classes[slot].len(),
             threads,
             show.then_some(&*label),
             |range| solver.classify(slot, range),
@@ -453,13 +535,13 @@ fn solve_pair(
             started.elapsed().as_secs_f64()
         );
     }
-    let mut distance: u16 = 0;
+    let mut distance: u8 = 0;
     loop {
         let passed = AtomicU64::new(0);
         for (slot, &(x, y)) in solver.layers.iter().enumerate() {
             let label = format!("{x}v{y} distance {distance}");
             parallel_chunks(
-                layer_size(rules.board, x, y),
+                solver.classes[slot].len(),
                 threads,
                 show.then_some(&*label),
                 |range| {
@@ -471,7 +553,7 @@ fn solve_pair(
         let passed = passed.into_inner();
         if progress == Progress::Stderr && passed > 0 {
             eprintln!(
-                "  {a}v{b} distance {distance}: {passed} positions ({:.1} s)",
+                "  {a}v{b} distance {distance}: {passed} classes ({:.1} s)",
                 started.elapsed().as_secs_f64()
             );
         }
@@ -480,22 +562,26 @@ fn solve_pair(
         if passed == 0 && distance > 0 {
             break;
         }
-        if distance + 1 == DISTANCE_MASK {
-            bail!("distances beyond {DISTANCE_MASK} turns do not fit the format");
+        // The next pass decides classes one turn further.
+        if distance + 1 == LONGEST {
+            bail!("distances of {LONGEST} turns or more do not fit the solver's bytes");
         }
         distance += 1;
     }
     Ok(solver
-        .codes
+        .classes
         .into_iter()
-        .map(|layer| {
-            layer
+        .zip(solver.codes)
+        .map(|(classes, codes)| {
+            // Reuses the allocation: an atomic byte is laid out as a byte.
+            let codes = codes
                 .into_iter()
                 .map(|cell| match cell.into_inner() {
-                    UNDECIDED_CODE => DRAW_CODE,
+                    code if code & TAG == OPEN => DRAWN,
                     code => code,
                 })
-                .collect()
+                .collect();
+            (classes, codes)
         })
         .collect())
 }
@@ -503,8 +589,10 @@ fn solve_pair(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tablebase::index::{index_of, position_of};
     use crate::tablebase::legacy::write_legacy_layer;
     use crate::tablebase::probe::Tablebase;
+    use crate::tablebase::value::{DRAW_CODE, loss_code, win_code};
 
     fn temp_dir(name: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("vato-solver-{name}-{}", std::process::id()));
@@ -513,19 +601,118 @@ mod tests {
         dir
     }
 
-    /// Every layer up to `stones` solved in memory, as version 2 files stored them.
-    fn solved_in_memory(rules: &Rules, stones: usize) -> Vec<Option<Vec<u16>>> {
+    /// Every layer up to `stones` solved the slow, plain way, as two-byte codes by layer
+    /// index: no symmetry, no retrograde steps, the rules' own turn generator. Round `r`
+    /// decides each open position whose value follows from its children's values of at
+    /// most `r` turns: a child lost in `r` makes it a win in `r + 1`, children all won
+    /// within `r`, one of them in `r`, a loss in `r + 1`.
+    fn solved_forward(rules: &Rules, stones: usize) -> Vec<Option<Vec<u16>>> {
+        let board = rules.board;
         let mut solved: Vec<Option<Vec<u16>>> = vec![None; slot_of(MAX_STONES, MAX_STONES) + 1];
+        let mut turns = Vec::new();
         for n in 2..=stones {
             for (a, b) in layers_with(n).into_iter().filter(|&(a, b)| a >= b) {
-                let tables = solve_pair(a, b, &solved, rules, 2, Progress::Quiet).unwrap();
                 let pair = if a == b {
                     vec![(a, b)]
                 } else {
                     vec![(a, b), (b, a)]
                 };
-                for (&(x, y), data) in pair.iter().zip(tables) {
-                    solved[slot_of(x, y)] = Some(data);
+                // Per layer: each position's value once known, and the paika children of
+                // the open ones (their indices in the other layer of the pair).
+                let mut values: Vec<Vec<Option<Value>>> = Vec::new();
+                let mut children: Vec<Vec<(u64, Vec<u64>)>> = Vec::new();
+                for &(x, y) in &pair {
+                    let mut layer_values = Vec::new();
+                    let mut open = Vec::new();
+                    for index in 0..layer_size(board, x, y) {
+                        let position = position_of(board, x, y, index);
+                        generate_turns(&position, rules.chain_rule, &mut turns);
+                        let value = if turns.is_empty() {
+                            Some(Value::decode(loss_code(0)))
+                        } else if has_capture(&position) {
+                            let outcomes: Vec<Outcome> = turns
+                                .iter()
+                                .map(|&turn| {
+                                    let child = position.play(turn);
+                                    let (us, them) = (child.us(), child.them());
+                                    if us.is_empty() {
+                                        return Outcome::Loss;
+                                    }
+                                    let table = solved
+                                        [slot_of(us.count() as usize, them.count() as usize)]
+                                    .as_ref()
+                                    .unwrap();
+                                    Value::decode(table[index_of(board, us, them) as usize]).outcome
+                                })
+                                .collect();
+                            Some(Value::decode(if outcomes.contains(&Outcome::Loss) {
+                                win_code(1)
+                            } else if outcomes.iter().all(|&o| o == Outcome::Win) {
+                                loss_code(1)
+                            } else {
+                                DRAW_CODE
+                            }))
+                        } else {
+                            let targets = turns
+                                .iter()
+                                .map(|&turn| {
+                                    let child = position.play(turn);
+                                    index_of(board, child.us(), child.them())
+                                })
+                                .collect();
+                            open.push((index, targets));
+                            None
+                        };
+                        layer_values.push(value);
+                    }
+                    values.push(layer_values);
+                    children.push(open);
+                }
+                let partner = |slot: usize| if pair.len() == 2 { 1 - slot } else { slot };
+                let mut round = 0;
+                while round <= 1
+                    || values
+                        .iter()
+                        .flatten()
+                        .flatten()
+                        .any(|value| u32::from(value.distance) >= round)
+                {
+                    let known = values.clone();
+                    for (slot, open) in children.iter_mut().enumerate() {
+                        let other = &known[partner(slot)];
+                        open.retain(|(index, targets)| {
+                            let child = |&t: &u64| other[t as usize];
+                            let lost_now = targets.iter().map(child).any(|v| {
+                                v.is_some_and(|v| {
+                                    v.outcome == Outcome::Loss && u32::from(v.distance) == round
+                                })
+                            });
+                            let won: Option<Vec<u16>> = targets
+                                .iter()
+                                .map(child)
+                                .map(|v| {
+                                    v.filter(|v| {
+                                        v.outcome == Outcome::Win && u32::from(v.distance) <= round
+                                    })
+                                    .map(|v| v.distance)
+                                })
+                                .collect();
+                            let decided = if lost_now {
+                                win_code(round as u16 + 1)
+                            } else if won.is_some_and(|d| d.contains(&(round as u16))) {
+                                loss_code(round as u16 + 1)
+                            } else {
+                                return true;
+                            };
+                            values[slot][*index as usize] = Some(Value::decode(decided));
+                            false
+                        });
+                    }
+                    round += 1;
+                }
+                for (&(x, y), layer) in pair.iter().zip(values) {
+                    let codes = layer.iter().map(|v| v.unwrap_or(Value::DRAW).code());
+                    solved[slot_of(x, y)] = Some(codes.collect());
                 }
             }
         }
@@ -533,13 +720,13 @@ mod tests {
     }
 
     #[test]
-    fn version_3_files_hold_every_value_of_the_solver_and_convert_from_version_2() {
+    fn the_build_equals_a_plain_solver_and_the_conversion_of_version_2() {
         for board in Board::ALL {
             let rules = Rules {
                 board,
                 ..Rules::default()
             };
-            let solved = solved_in_memory(&rules, 4);
+            let solved = solved_forward(&rules, 4);
             let (built, old, converted) = (
                 temp_dir(&format!("built-{board}")),
                 temp_dir(&format!("old-{board}")),
@@ -550,7 +737,9 @@ mod tests {
             for n in 2..=4 {
                 for (a, b) in layers_with(n) {
                     let codes = solved[slot_of(a, b)].as_ref().unwrap();
-                    // Every position, canonical or not, probes to the solver's value.
+                    let smaller = SmallerLayer::read(&built, &rules, (a, b)).unwrap().unwrap();
+                    // Every position, canonical or not, probes to the plain solver's value,
+                    // and the builder reads the outcome back from the files.
                     for (index, &code) in codes.iter().enumerate() {
                         let position = position_of(board, a, b, index as u64);
                         assert_eq!(
@@ -558,14 +747,11 @@ mod tests {
                             Some(Value::decode(code)),
                             "{board} {a}v{b} {index}"
                         );
+                        assert_eq!(
+                            smaller.outcome(position.us(), position.them()),
+                            Value::decode(code).outcome
+                        );
                     }
-                    // The solver reads its smaller layers back unchanged.
-                    assert_eq!(
-                        read_layer_codes(&built, &rules, (a, b), 2)
-                            .unwrap()
-                            .as_ref(),
-                        Some(codes)
-                    );
                     write_legacy_layer(&old, &rules, a, b, codes).unwrap();
                 }
             }
@@ -594,5 +780,14 @@ mod tests {
                 fs::remove_dir_all(dir).unwrap();
             }
         }
+    }
+
+    #[test]
+    fn a_finished_byte_reads_as_its_value() {
+        assert_eq!(value_of_byte(WON | 7), Value::decode(win_code(7)));
+        assert_eq!(value_of_byte(LOST), Value::decode(loss_code(0)));
+        assert_eq!(value_of_byte(LOST | LONGEST), Value::decode(loss_code(63)));
+        assert_eq!(value_of_byte(DRAWN), Value::DRAW);
+        assert_eq!(value_of_byte(OPEN | 5), Value::DRAW);
     }
 }

@@ -116,9 +116,10 @@ pub fn class_of(board: Board, us: Bitboard) -> Class {
     }
 }
 
-/// How many placements the class of `(us, them)` holds: 4, or 2 or 1 for a placement that
-/// a mirror maps onto itself.
-pub fn class_size(board: Board, us: Bitboard, them: Bitboard) -> u8 {
+/// The distinct placements of the class of `(us, them)`, as bits: the first `count` of
+/// the array, `count` being 4, or 2 or 1 for a placement that a mirror maps onto itself.
+#[inline]
+pub fn members(board: Board, us: Bitboard, them: Bitboard) -> ([(u64, u64); 4], usize) {
     let ours = images(board, us.bits());
     let theirs = images(board, them.bits());
     let mut seen = [(0u64, 0u64); 4];
@@ -130,7 +131,13 @@ pub fn class_size(board: Board, us: Bitboard, them: Bitboard) -> u8 {
             count += 1;
         }
     }
-    count as u8
+    (seen, count)
+}
+
+/// How many placements the class of `(us, them)` holds: 4, or 2 or 1 for a placement that
+/// a mirror maps onto itself.
+pub fn class_size(board: Board, us: Bitboard, them: Bitboard) -> u8 {
+    members(board, us, them).1 as u8
 }
 
 /// Whether `(us, them)` is the canonical member of its class.

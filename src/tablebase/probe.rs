@@ -147,17 +147,30 @@ impl Tablebase {
         layers.resize_with(slot_of(MAX_STONES, MAX_STONES) + 1, || None);
         let mut refused = Vec::new();
         let mut legacy = Vec::new();
-        for n in 2..=max_stones.min(MAX_STONES) {
-            for (a, b) in layers_with(n) {
-                match open_layer(dir, &rules, a, b) {
-                    Ok(layer) => layers[slot_of(a, b)] = layer,
-                    Err(e) => refused.push(format!("{e:#}")),
-                }
-                if layers[slot_of(a, b)].is_none()
-                    && dir.join(legacy_file_name(rules.board, a, b)).exists()
-                {
-                    legacy.push((a, b));
-                }
+        let wanted: Vec<(usize, usize)> = (2..=max_stones.min(MAX_STONES))
+            .flat_map(layers_with)
+            .collect();
+        // Each layer on a thread of its own: opening reads a header page of each file, and
+        // when they are not in the page cache the disk serves those reads side by side.
+        let opened: Vec<Result<Option<MappedLayer>>> = std::thread::scope(|scope| {
+            let openers: Vec<_> = wanted
+                .iter()
+                .map(|&(a, b)| scope.spawn(move || open_layer(dir, &rules, a, b)))
+                .collect();
+            openers
+                .into_iter()
+                .map(|opener| opener.join().expect("opening a layer does not panic"))
+                .collect()
+        });
+        for (&(a, b), layer) in wanted.iter().zip(opened) {
+            match layer {
+                Ok(layer) => layers[slot_of(a, b)] = layer,
+                Err(e) => refused.push(format!("{e:#}")),
+            }
+            if layers[slot_of(a, b)].is_none()
+                && dir.join(legacy_file_name(rules.board, a, b)).exists()
+            {
+                legacy.push((a, b));
             }
         }
         if !legacy.is_empty() {

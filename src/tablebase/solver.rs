@@ -314,12 +314,7 @@ fn parallel_chunks(
         let mut progress: Option<JobProgress> = None;
         while let Err(RecvTimeoutError::Timeout) = all_done.recv_timeout(PROGRESS_TICK) {
             if progress.is_none() && started.elapsed() >= PROGRESS_AFTER {
-                progress = Some(JobProgress::new(
-                    label,
-                    size,
-                    "positions",
-                    Some(PLAIN_EVERY),
-                ));
+                progress = Some(JobProgress::new(label, size, "classes", Some(PLAIN_EVERY)));
             }
             if let Some(progress) = progress.as_mut() {
                 progress.set(finished.load(Ordering::Relaxed));

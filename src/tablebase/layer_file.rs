@@ -19,6 +19,7 @@ use memmap2::Mmap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Identifies table files: "VATO TB" and a newline, so a text dump shows what it is.
 pub(super) const MAGIC: [u8; 8] = *b"VATO TB\n";
@@ -428,6 +429,10 @@ pub(super) struct TableFile {
     data_at: usize,
     /// The file's path, for messages.
     name: String,
+    /// A bit a block, set once the block has passed its checksum: the file never changes
+    /// under its map, so a block decoded again (after the probe cache dropped it) is not
+    /// summed again.
+    verified: Vec<AtomicU64>,
 }
 
 /// `path` opened for reading when it is a regular file; `Ok(None)` when nothing has that
@@ -552,6 +557,9 @@ impl TableFile {
             longest,
             data_at,
             name,
+            verified: (0..blocks.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
         }))
     }
 
@@ -610,11 +618,16 @@ impl TableFile {
             bail!("{}", damaged());
         }
         let bytes = &self.map[self.data_at + start as usize..self.data_at + end as usize];
-        if checksum(bytes) != sum {
-            bail!("{}: block {block} fails its checksum", self.name);
+        let (word, bit) = (&self.verified[(block / 64) as usize], 1u64 << (block % 64));
+        if word.load(Ordering::Relaxed) & bit == 0 {
+            if checksum(bytes) != sum {
+                bail!("{}: block {block} fails its checksum", self.name);
+            }
+            word.fetch_or(bit, Ordering::Relaxed);
         }
-        out.clear();
         if self.codec == LZ4 {
+            // Every byte is written by the decoder: a buffer of the right length (the
+            // cache's slots hold one) is not cleared first.
             out.resize(entries as usize, 0);
             let n = lz4_flex::decompress_into(bytes, out).with_context(damaged)?;
             if n as u64 != entries {
@@ -622,6 +635,7 @@ impl TableFile {
             }
             return Ok(());
         }
+        out.clear();
         out.reserve(self.kind.decoded_len(self.block_entries));
         let n = decompressor
             .decompress_to_buffer(bytes, out)

@@ -11,7 +11,7 @@
 //! keeps all its placements, some of them not canonical; their entries are slots the solver
 //! leaves unused, which costs a little memory and keeps the numbering a multiplication.
 
-use super::index::{binomial, index_parts, placement_of};
+use super::index::{binomial, mover_rank, opponent_rank, placement_of};
 use super::symmetry::{Class, canonical, class_of, is_canonical};
 use crate::rules::bitboard::Bitboard;
 use crate::rules::board::Board;
@@ -107,12 +107,13 @@ impl Classes {
     /// The entry of `(us, them)` when that placement is canonical, `None` when it is not.
     #[inline]
     pub(super) fn entry_if_canonical(&self, us: Bitboard, them: Bitboard) -> Option<u64> {
-        let (us_rank, them_rank) = index_parts(self.board, us, them);
-        let row = self.row_of_rank[us_rank as usize];
+        // Three rows in four hold no canonical placement: they are told by the mover's
+        // stones alone, before the opponent's are ranked.
+        let row = self.row_of_rank[mover_rank(self.board, us) as usize];
         if row == NO_ROW || (row & SYMMETRIC != 0 && !is_canonical(self.board, us, them)) {
             return None;
         }
-        Some(u64::from(row & !SYMMETRIC) * self.width + them_rank)
+        Some(u64::from(row & !SYMMETRIC) * self.width + opponent_rank(self.board, us, them))
     }
 
     /// The entry of the class of any placement `(us, them)` of the layer.

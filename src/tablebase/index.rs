@@ -123,26 +123,24 @@ pub fn index_of(board: Board, us: Bitboard, them: Bitboard) -> u64 {
 /// size, and the rank of the opponent's among the sets of theirs on the points left free.
 #[inline]
 pub fn index_parts(board: Board, us: Bitboard, them: Bitboard) -> (u64, u64) {
+    (mover_rank(board, us), opponent_rank(board, us, them))
+}
+
+/// The first part of [`index_parts`], which decides alone whether a placement can be
+/// canonical (see [`super::classes`]).
+#[inline]
+pub fn mover_rank(board: Board, us: Bitboard) -> u64 {
     match board {
-        Board::Tsivy => parts_in::<NUM_SQUARES, 0>(us.bits(), them.bits()),
-        Board::Dimy => {
-            parts_in::<{ Board::Dimy.point_count() }, { Board::Dimy.off_board().bits() }>(
-                us.bits(),
-                them.bits(),
-            )
-        }
+        Board::Tsivy => rank_set(us.bits()),
+        Board::Dimy => rank_set(compress(us.bits(), Board::Dimy.off_board().bits())),
     }
 }
 
-/// [`index_parts`] on a board of `N` points, `OFF` the points of the 9 x 5 grid it lacks:
-/// constants, so that each board's ranking compiles to its own straight code (the solver
-/// ranks every position it passes back).
-#[inline(always)]
-fn parts_in<const N: usize, const OFF: u64>(us: u64, them: u64) -> (u64, u64) {
-    (
-        rank_set(compress(us, OFF)),
-        rank_set(compress(them, us | OFF)),
-    )
+/// The second part of [`index_parts`].
+#[inline]
+pub fn opponent_rank(board: Board, us: Bitboard, them: Bitboard) -> u64 {
+    let taken = us.bits() | board.off_board().bits();
+    rank_set(compress(them.bits(), taken))
 }
 
 /// The placement `(us, them)` on `board` with index `index` in layer `(a, b)`.

@@ -393,10 +393,14 @@ fn compress_blocks(
                             &mut cares,
                             &mut entries,
                         );
-                        let bytes = match header.kind.codec() {
+                        let mut bytes = match header.kind.codec() {
                             LZ4 => lz4_flex::compress(&entries),
                             _ => compressor.compress(&entries)?,
                         };
+                        // Both compressors allocate for the worst case, several times what
+                        // a block takes: kept as it came, a layer's blocks would hold
+                        // gigabytes until the file is written.
+                        bytes.shrink_to_fit();
                         done.push((block, bytes));
                     }
                 })

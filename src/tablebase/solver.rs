@@ -8,7 +8,7 @@
 
 use super::classes::Classes;
 use super::index::{layer_size, layers_with};
-use super::layer_file::{layer_built, write_layer};
+use super::layer_file::{Kind, layer_built, write_layer};
 use super::probe::{MAX_STONES, layer_names, open_layer, slot_of};
 use super::symmetry::members;
 use super::value::{Outcome, Value};
@@ -45,43 +45,60 @@ pub struct BuildReport {
     pub kept: Vec<(usize, usize)>,
 }
 
-/// A solved layer with fewer stones than the pair being solved: the outcome of each class,
-/// all that a capture into it needs.
+/// A solved layer with fewer stones than the pair being solved: the solver's byte of each
+/// class (see [`OPEN`]), of which a capture into the layer needs the outcome alone. The
+/// bytes of a pair just solved are kept as they are, without a copy.
 struct SmallerLayer {
     classes: Classes,
-    outcomes: Vec<Outcome>,
+    codes: Vec<AtomicU8>,
 }
 
 impl SmallerLayer {
     /// The outcome of any placement of the layer, for the side to move.
     #[inline]
     fn outcome(&self, us: Bitboard, them: Bitboard) -> Outcome {
-        self.outcomes[self.classes.entry_of(us, them) as usize]
+        let entry = self.classes.entry_of(us, them) as usize;
+        value_of_byte(self.codes[entry].load(Ordering::Relaxed)).outcome
     }
 
-    /// Layer `(a, b)`'s outcomes read from its values file in `dir`; `None` when the layer
-    /// is not there.
+    /// Layer `(a, b)`'s outcomes read from its values file in `dir`, a block at a time;
+    /// `None` when the layer is not there.
     fn read(dir: &Path, rules: &Rules, (a, b): (usize, usize)) -> Result<Option<SmallerLayer>> {
         let Some(layer) = open_layer(dir, rules, a, b)? else {
             return Ok(None);
         };
-        let entries = layer.wdl.decode_all()?;
         let classes = Classes::new(rules.board, (a, b));
-        let mut outcomes = Vec::with_capacity(classes.len() as usize);
-        for row in classes.rows() {
-            for &entry in &entries[row.start as usize..row.end as usize] {
-                outcomes.push(match entry {
-                    0 => Outcome::Loss,
-                    1 => Outcome::Draw,
-                    2 => Outcome::Win,
-                    _ => bail!(
-                        "{}: an entry of row {row:?} holds no value",
-                        layer.wdl.name()
-                    ),
-                });
+        let mut codes = Vec::with_capacity(classes.len() as usize);
+        let mut rows = classes.rows().peekable();
+        let mut decompressor = zstd::bulk::Decompressor::new().context("starting zstd")?;
+        let mut block_bytes = Vec::new();
+        for block in 0..layer.wdl.blocks() {
+            let range = layer.wdl.block_range(block);
+            if rows.peek().is_none_or(|row| row.start >= range.end) {
+                continue; // no kept row reaches into this block
+            }
+            layer
+                .wdl
+                .decode_block(block, &mut decompressor, &mut block_bytes)?;
+            while let Some(row) = rows.peek() {
+                let (from, to) = (row.start.max(range.start), row.end.min(range.end));
+                for index in from..to {
+                    let entry = Kind::Wdl.entry_in(&block_bytes, (index - range.start) as usize);
+                    codes.push(AtomicU8::new(match entry {
+                        0 => LOST,
+                        1 => DRAWN,
+                        2 => WON,
+                        _ => bail!("{}: entry {index} holds no value", layer.wdl.name()),
+                    }));
+                }
+                if row.end > range.end {
+                    break; // the row goes on in the next block
+                }
+                rows.next();
             }
         }
-        Ok(Some(SmallerLayer { classes, outcomes }))
+        drop(rows);
+        Ok(Some(SmallerLayer { classes, codes }))
     }
 }
 
@@ -190,7 +207,10 @@ pub fn build_layers(
             let layer_started = Instant::now();
             let tables = solve_pair(a, b, &solved, rules, threads, progress)?;
             for (&(x, y), (classes, codes)) in pair.iter().zip(&tables) {
-                let longest = codes.iter().map(|&code| value_of_byte(code).distance).max();
+                let byte = |entry: u64| codes[entry as usize].load(Ordering::Relaxed);
+                let longest = (0..classes.len())
+                    .map(|entry| value_of_byte(byte(entry)).distance)
+                    .max();
                 write_layer(
                     dir,
                     rules,
@@ -199,7 +219,7 @@ pub fn build_layers(
                         let entry = classes
                             .entry_of_index(index)
                             .expect("the writer asks for canonical placements only");
-                        value_of_byte(codes[entry as usize])
+                        value_of_byte(byte(entry))
                     },
                     longest.unwrap_or(0),
                     threads,
@@ -208,11 +228,7 @@ pub fn build_layers(
             }
             if n < largest_wanted {
                 for (&(x, y), (classes, codes)) in pair.iter().zip(tables) {
-                    let outcomes = codes
-                        .into_iter()
-                        .map(|c| value_of_byte(c).outcome)
-                        .collect();
-                    solved[slot_of(x, y)] = Some(SmallerLayer { classes, outcomes });
+                    solved[slot_of(x, y)] = Some(SmallerLayer { classes, codes });
                 }
             }
             done += size;
@@ -480,7 +496,7 @@ impl PairSolver<'_> {
 /// retrograde analysis: a first pass decides the positions that must capture or cannot
 /// move; then, distance by distance, each newly decided class is passed back to its
 /// predecessors by a paika (found by undoing the opponent's step). Returns each layer's
-/// classes and their finished bytes.
+/// classes and their bytes.
 fn solve_pair(
     a: usize,
     b: usize,
@@ -488,7 +504,7 @@ fn solve_pair(
     rules: &Rules,
     threads: usize,
     progress: Progress,
-) -> Result<Vec<(Classes, Vec<u8>)>> {
+) -> Result<Vec<(Classes, Vec<AtomicU8>)>> {
     let layers: Vec<(usize, usize)> = if a == b {
         vec![(a, b)]
     } else {
@@ -563,22 +579,8 @@ fn solve_pair(
         }
         distance += 1;
     }
-    Ok(solver
-        .classes
-        .into_iter()
-        .zip(solver.codes)
-        .map(|(classes, codes)| {
-            // Reuses the allocation: an atomic byte is laid out as a byte.
-            let codes = codes
-                .into_iter()
-                .map(|cell| match cell.into_inner() {
-                    code if code & TAG == OPEN => DRAWN,
-                    code => code,
-                })
-                .collect();
-            (classes, codes)
-        })
-        .collect())
+    // Classes still open are draws, as their bytes read (see [`value_of_byte`]).
+    Ok(solver.classes.into_iter().zip(solver.codes).collect())
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! A set of layers opened through memory maps, probed by the search and the protocol.
 
 use super::index::{index_of, layers_with};
-use super::layer_file::{Kind, TableFile, value_of};
+use super::layer_file::{Kind, TableFile, prefetch_headers, value_of};
 use super::legacy::legacy_file_name;
 use super::symmetry::canonical;
 use super::value::{Outcome, Value};
@@ -150,20 +150,9 @@ impl Tablebase {
         let wanted: Vec<(usize, usize)> = (2..=max_stones.min(MAX_STONES))
             .flat_map(layers_with)
             .collect();
-        // Each layer on a thread of its own: opening reads a header page of each file, and
-        // when they are not in the page cache the disk serves those reads side by side.
-        let opened: Vec<Result<Option<MappedLayer>>> = std::thread::scope(|scope| {
-            let openers: Vec<_> = wanted
-                .iter()
-                .map(|&(a, b)| scope.spawn(move || open_layer(dir, &rules, a, b)))
-                .collect();
-            openers
-                .into_iter()
-                .map(|opener| opener.join().expect("opening a layer does not panic"))
-                .collect()
-        });
-        for (&(a, b), layer) in wanted.iter().zip(opened) {
-            match layer {
+        prefetch_headers(dir, &rules, &wanted);
+        for &(a, b) in &wanted {
+            match open_layer(dir, &rules, a, b) {
                 Ok(layer) => layers[slot_of(a, b)] = layer,
                 Err(e) => refused.push(format!("{e:#}")),
             }

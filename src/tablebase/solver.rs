@@ -3,7 +3,7 @@
 //! A pair is solved one byte per symmetry class (see [`Classes`]): about a quarter of
 //! the layer's positions, each byte holding either the value found (outcome and distance)
 //! or, while undecided, how many of the position's paikas are still open. The smaller
-//! layers, where captures lead, are held as one outcome per class: the 7-stone pair 4v3
+//! layers, where captures lead, are held at a byte per class too: the 7-stone pair 4v3
 //! and 3v4 takes 0.8 GB, and the 6-stone layers below it 0.14 GB.
 
 use super::classes::Classes;

@@ -111,23 +111,16 @@ fn expand(bits: u64, taken: u64) -> u64 {
 /// as Tsivy's 45.
 #[inline]
 pub fn index_of(board: Board, us: Bitboard, them: Bitboard) -> u64 {
-    let (us_rank, them_rank) = index_parts(board, us, them);
     let width = binomial(
         board.point_count() - us.count() as usize,
         them.count() as usize,
     );
-    us_rank * width + them_rank
+    mover_rank(board, us) * width + opponent_rank(board, us, them)
 }
 
-/// The two parts of [`index_of`]: the rank of the mover's stones among the sets of their
-/// size, and the rank of the opponent's among the sets of theirs on the points left free.
-#[inline]
-pub fn index_parts(board: Board, us: Bitboard, them: Bitboard) -> (u64, u64) {
-    (mover_rank(board, us), opponent_rank(board, us, them))
-}
-
-/// The first part of [`index_parts`], which decides alone whether a placement can be
-/// canonical (see [`super::classes`]).
+/// The first part of [`index_of`]: the rank of the mover's stones among the sets of their
+/// size, which decides alone whether a placement can be canonical (see
+/// [`super::classes`]).
 #[inline]
 pub fn mover_rank(board: Board, us: Bitboard) -> u64 {
     match board {
@@ -136,7 +129,8 @@ pub fn mover_rank(board: Board, us: Bitboard) -> u64 {
     }
 }
 
-/// The second part of [`index_parts`].
+/// The second part of [`index_of`]: the rank of the opponent's stones among the sets of
+/// their size on the points the mover leaves free.
 #[inline]
 pub fn opponent_rank(board: Board, us: Bitboard, them: Bitboard) -> u64 {
     let taken = us.bits() | board.off_board().bits();
@@ -155,7 +149,8 @@ pub fn placement_of(board: Board, a: usize, b: usize, index: u64) -> (Bitboard, 
     (Bitboard::from_bits(us), Bitboard::from_bits(them))
 }
 
-/// [`placement_of`] on a board of `N` points lacking `OFF` (see [`parts_in`]).
+/// [`placement_of`] on a board of `N` points, `OFF` the points of the 9 x 5 grid it lacks:
+/// constants, so that each board's unranking compiles to its own straight code.
 #[inline(always)]
 fn placement_in<const N: usize, const OFF: u64>(a: usize, b: usize, index: u64) -> (u64, u64) {
     let width = binomial(N - a, b);

@@ -548,6 +548,18 @@ fn solve_pair(
     }
     let mut distance: u8 = 0;
     loop {
+        // A pass decides classes one turn further than it reads: the last distance a byte
+        // holds may be reached, but nothing may be passed on from it.
+        if distance == LONGEST {
+            let at_longest = |cell: &AtomicU8| {
+                let code = cell.load(Ordering::Relaxed);
+                code == WON | LONGEST || code == LOST | LONGEST
+            };
+            if solver.codes.iter().flatten().any(at_longest) {
+                bail!("distances beyond {LONGEST} turns do not fit the solver's bytes");
+            }
+            break;
+        }
         let passed = AtomicU64::new(0);
         for (slot, &(x, y)) in solver.layers.iter().enumerate() {
             let label = format!("{x}v{y} distance {distance}");
@@ -572,10 +584,6 @@ fn solve_pair(
         // that an empty distance ends the work, since each comes only from the one before.
         if passed == 0 && distance > 0 {
             break;
-        }
-        // The next pass decides classes one turn further.
-        if distance + 1 == LONGEST {
-            bail!("distances of {LONGEST} turns or more do not fit the solver's bytes");
         }
         distance += 1;
     }

@@ -51,12 +51,13 @@ impl Classes {
             // With no stone of the opponent, a layer index is the mover's rank.
             let (us, _) = placement_of(board, a, 0, rank);
             let row = rank_of_row.len() as u32;
-            row_of_rank.push(match class_of(board, us) {
+            let class = class_of(board, us);
+            row_of_rank.push(match class {
                 Class::None => NO_ROW,
                 Class::All => row,
                 Class::Some => row | SYMMETRIC,
             });
-            if !matches!(class_of(board, us), Class::None) {
+            if class != Class::None {
                 rank_of_row.push(rank as u32);
             }
         }

@@ -8,7 +8,7 @@
 
 use super::classes::Classes;
 use super::index::{layer_size, layers_with};
-use super::layer_file::{Kind, layer_built, write_layer};
+use super::layer_file::{Kind, layer_built, value_of, write_layer};
 use super::probe::{MAX_STONES, layer_names, open_layer, slot_of};
 use super::symmetry::members;
 use super::value::{Outcome, Value};
@@ -84,11 +84,13 @@ impl SmallerLayer {
                 let (from, to) = (row.start.max(range.start), row.end.min(range.end));
                 for index in from..to {
                     let entry = Kind::Wdl.entry_in(&block_bytes, (index - range.start) as usize);
-                    codes.push(AtomicU8::new(match entry {
-                        0 => LOST,
-                        1 => DRAWN,
-                        2 => WON,
-                        _ => bail!("{}: entry {index} holds no value", layer.wdl.name()),
+                    let Some(value) = value_of(entry, 0) else {
+                        bail!("{}: entry {index} holds no value", layer.wdl.name());
+                    };
+                    codes.push(AtomicU8::new(match value.outcome {
+                        Outcome::Loss => LOST,
+                        Outcome::Draw => DRAWN,
+                        Outcome::Win => WON,
                     }));
                 }
                 if row.end > range.end {
@@ -99,6 +101,16 @@ impl SmallerLayer {
         }
         drop(rows);
         Ok(Some(SmallerLayer { classes, codes }))
+    }
+}
+
+/// The layers solved together with `(a, b)`: it and `(b, a)`, since a paika leads from
+/// each to the other, or the one layer when `a == b`.
+fn pair_layers(a: usize, b: usize) -> Vec<(usize, usize)> {
+    if a == b {
+        vec![(a, b)]
+    } else {
+        vec![(a, b), (b, a)]
     }
 }
 
@@ -164,11 +176,7 @@ pub fn build_layers(
             if !wanted && n >= largest_wanted {
                 continue; // not asked for, and no asked-for pair captures into it
             }
-            let pair = if a == b {
-                vec![(a, b)]
-            } else {
-                vec![(a, b), (b, a)]
-            };
+            let pair = pair_layers(a, b);
             let existing: Vec<bool> = pair
                 .iter()
                 .map(|&(x, y)| layer_built(dir, rules, x, y))
@@ -505,11 +513,7 @@ fn solve_pair(
     threads: usize,
     progress: Progress,
 ) -> Result<Vec<(Classes, Vec<AtomicU8>)>> {
-    let layers: Vec<(usize, usize)> = if a == b {
-        vec![(a, b)]
-    } else {
-        vec![(a, b), (b, a)]
-    };
+    let layers = pair_layers(a, b);
     let classes: Vec<Classes> = layers
         .iter()
         .map(|&layer| Classes::new(rules.board, layer))
@@ -617,11 +621,7 @@ mod tests {
         let mut turns = Vec::new();
         for n in 2..=stones {
             for (a, b) in layers_with(n).into_iter().filter(|&(a, b)| a >= b) {
-                let pair = if a == b {
-                    vec![(a, b)]
-                } else {
-                    vec![(a, b), (b, a)]
-                };
+                let pair = pair_layers(a, b);
                 // Per layer: each position's value once known, and the paika children of
                 // the open ones (their indices in the other layer of the pair).
                 let mut values: Vec<Vec<Option<Value>>> = Vec::new();

@@ -229,6 +229,44 @@ fn multipv_reports_distinct_lines_in_order() {
 }
 
 #[test]
+fn multipv_lines_come_best_first_and_the_best_is_played() {
+    // After d3e3A, a later line used to outscore the first at depth 8 (each line has its
+    // own aspiration window), and the first line's worse turn was the one played.
+    let start = Position::start();
+    let d3e3a = legal_turns(&start, Rules::default().chain_rule)
+        .into_iter()
+        .find(|&t| spell_turn(&start, Rules::default().chain_rule, t) == "d3e3A")
+        .unwrap();
+    let position = start.play(d3e3a);
+    for depth_limit in [6, 7, 8] {
+        let mut req = request(vec![position], depth(depth_limit));
+        req.multipv = 4;
+        let mut reports = Vec::new();
+        let outcome = search(&req, &Signals::new(false), &mut |r| reports.push(r));
+        for d in 1..=depth_limit {
+            let scores: Vec<Score> = reports
+                .iter()
+                .filter(|r| r.depth == d)
+                .map(|r| r.score)
+                .collect();
+            let centi: Vec<i32> = scores
+                .iter()
+                .map(|s| match s {
+                    Score::Centi(cp) => *cp,
+                    Score::Mate(n) => n.signum() * (100_000 - n.abs()),
+                })
+                .collect();
+            assert!(
+                centi.windows(2).all(|w| w[0] >= w[1]),
+                "depth {d} of {depth_limit}: {scores:?}"
+            );
+        }
+        let last = reports.iter().rfind(|r| r.multipv == 1).unwrap();
+        assert_eq!(outcome.best, Some(last.pv[0]));
+    }
+}
+
+#[test]
 fn two_threads_return_a_legal_turn() {
     let mut req = request(vec![Position::start()], depth(4));
     req.threads = 2;

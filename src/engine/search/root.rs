@@ -56,6 +56,10 @@ impl Searcher<'_> {
             self.seldepth = 0;
             for pv_index in 0..lines {
                 self.aspiration_search(&root, &mut roots, depth, pv_index);
+                // A later line can score above an earlier one (each is searched in its
+                // own window): the lines found so far are kept in score order, so that
+                // line 1 is the best turn and the reported lines come best first.
+                roots[..=pv_index].sort_by_key(|r| std::cmp::Reverse(r.score));
                 if self.aborted {
                     break;
                 }

@@ -430,7 +430,7 @@ fn is_log_line(line: &str, direction: &str, text: &str) -> bool {
 // 1. Handshake
 // ---------------------------------------------------------------------------------------
 
-const OPTION_NAMES: [&str; 36] = [
+const OPTION_NAMES: [&str; 37] = [
     "Hash",
     "Clear Hash",
     "Threads",
@@ -459,6 +459,7 @@ const OPTION_NAMES: [&str; 36] = [
     "SearchCaptureReductionMinDepth",
     "SearchQuiescencePlies",
     "SearchQuiescenceWidth",
+    "SearchQuiescenceProbeStones",
     "SearchQuiescenceGreedyPlies",
     "SearchReverseFutilityMargin",
     "SearchReverseFutilityDepth",

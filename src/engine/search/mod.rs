@@ -136,12 +136,18 @@ pub struct SearchConfig {
     /// started the search and this much more to its opponent, so that a stronger engine
     /// steers away from draws it could play on from (0: a draw is 0 to both).
     pub contempt: i32,
+    /// The most stones a position found past the horizon (in quiescence) may have to be
+    /// looked up in the endgame tables; the main search looks up every layer held. A
+    /// lookup in the largest layers mostly decodes a block nobody read before, and
+    /// quiescence reaches a hundred times more positions than the main search.
+    pub quiescence_probe_stones: u32,
 }
 
 impl Default for SearchConfig {
     fn default() -> SearchConfig {
         SearchConfig {
             quiescence_plies: 4,
+            quiescence_probe_stones: 8,
             aspiration: true,
             late_move_reductions: true,
             single_reply_extension: true,

@@ -65,6 +65,7 @@ pub const PARAMETERS: &[Parameter] = &[
     ),
     parameter!("SearchQuiescencePlies", quiescence_plies, 1, 16),
     parameter!("SearchQuiescenceWidth", quiescence_width, 0, 16),
+    parameter!("SearchQuiescenceProbeStones", quiescence_probe_stones, 0, 8),
     parameter!(
         "SearchQuiescenceGreedyPlies",
         quiescence_greedy_plies,

@@ -30,6 +30,7 @@ impl Searcher<'_> {
             return 0;
         }
         if qply > 0
+            && position.occupied().count() <= self.config.quiescence_probe_stones
             && let Some(score) = self.probe_tablebase(position, ply)
         {
             return score;

@@ -92,6 +92,12 @@ pub enum Command {
         #[command(subcommand)]
         action: crate::tablebase::TablebaseCommand,
     },
+    /// Builds, converts and joins opening books.
+    Book {
+        /// What to do with the books.
+        #[command(subcommand)]
+        action: crate::book::BookCommand,
+    },
     /// Plays self-play games and writes their quiet positions, scored, as training data.
     Datagen(crate::learn::cli::DatagenArgs),
     /// Trains an evaluation network on data files from `datagen`.
@@ -169,6 +175,7 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
         Command::Match(args) => crate::runner::run_cli(*args, out),
         Command::Tune(args) => crate::runner::tune::run_cli(*args, out),
         Command::Tablebase { action } => crate::tablebase::run_cli(action, out),
+        Command::Book { action } => crate::book::run_cli(action, out),
         Command::Datagen(args) => crate::learn::cli::run_datagen(args, out),
         Command::Train(args) => crate::learn::cli::run_train(args, out),
     }

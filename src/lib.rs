@@ -5,7 +5,9 @@
 //! ```text
 //!   cli (command line)   protocol (parser, options, session)   runner   learn (datagen, train)
 //!          \                      |                                |       /
-//!           +-------------- engine (search, evaluate, nnue, tt, timeman, bench)
+//!           \              book (files, text, builder)             |      /
+//!            \                    |                                |     /
+//!             +------------ engine (search, evaluate, nnue, tt, timeman, bench)
 //!                                 |            \
 //!                                 |          tablebase (index, values, files, probe, solver)
 //!                                 |            /
@@ -17,6 +19,7 @@
 //! - [`tablebase`]: exact values of every position with few stones, built by retrograde
 //!   analysis, written to and read from files.
 //! - [`engine`]: evaluation and the search, which may consult the tables.
+//! - [`book`]: opening books, built by searching the opening tree, and played from.
 //! - [`protocol`]: the UCI-style line protocol spoken on standard input and output.
 //! - [`runner`]: the match runner, which drives engines as child processes.
 //! - [`learn`]: self-play training data and the trainer of the evaluation network; it
@@ -30,6 +33,7 @@
 //!
 //! The items that most callers need are re-exported here.
 
+pub mod book;
 pub mod cli;
 pub mod echo;
 pub mod engine;

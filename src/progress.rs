@@ -77,6 +77,12 @@ impl JobProgress {
         }
     }
 
+    /// Changes the job's size, for jobs that find their work as they go.
+    pub fn set_total(&mut self, total: u64) {
+        self.total = total;
+        self.bar.set_length(total);
+    }
+
     /// Records that `done` units are finished.
     pub fn set(&mut self, done: u64) {
         self.bar.set_position(done);

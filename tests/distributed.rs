@@ -194,6 +194,54 @@ fn parallel_datagen_parts_hold_the_single_runs_records() {
     assert_eq!(records(&parts), records(&whole));
 }
 
+/// The small book build of the book tests: shallow searches, three lines, three plies.
+const BOOK_WORDS: [&str; 8] = [
+    "--depth", "3", "--lines", "3", "--margin", "60", "--plies", "3",
+];
+
+#[test]
+fn parallel_book_shards_merge_into_the_single_build() {
+    let Some((dir, logins)) = local_logins("parallel-book") else {
+        return;
+    };
+    run(Command::new(script("scripts/parallel-book.sh"))
+        .env("VATO", VATO)
+        .arg(&logins)
+        .arg("2")
+        .arg(dir.join("parts"))
+        .args(BOOK_WORDS));
+    run(Command::new(VATO)
+        .args(["book", "build", "--out"])
+        .arg(dir.join("whole.book"))
+        .args(BOOK_WORDS));
+    assert_eq!(
+        std::fs::read(dir.join("parts/book.book")).unwrap(),
+        std::fs::read(dir.join("whole.book")).unwrap()
+    );
+}
+
+#[test]
+fn slurm_book_array_and_merge_equal_the_single_build() {
+    let dir = scratch::fresh_dir("distributed", "slurm-book");
+    let mut args: Vec<&Path> = vec![&dir];
+    args.extend(BOOK_WORDS.iter().map(Path::new));
+    for task in 1..=3 {
+        array_task("scripts/slurm/book.sbatch", task, 3, &[], &args);
+    }
+    run(Command::new(VATO)
+        .args(["book", "merge"])
+        .arg(dir.join("merged.book"))
+        .args((1..=3).map(|k| dir.join(format!("part-{k}.book")))));
+    run(Command::new(VATO)
+        .args(["book", "build", "--out"])
+        .arg(dir.join("whole.book"))
+        .args(BOOK_WORDS));
+    assert_eq!(
+        std::fs::read(dir.join("merged.book")).unwrap(),
+        std::fs::read(dir.join("whole.book")).unwrap()
+    );
+}
+
 /// Runs a batch script as Slurm would run task `task` of an array of `tasks`.
 fn array_task(path: &str, task: u32, tasks: u32, env: &[(&str, &str)], args: &[&Path]) {
     let mut command = Command::new("sh");

@@ -1,8 +1,8 @@
 //! The crate's layers stay in order: no file of a layer names a layer above it.
 //!
 //! The order is the one the README's "Layout" shows: `rules` at the bottom, `tablebase` on
-//! it, `engine` on both, and `protocol`, `runner` and `learn` on top (`learn` may use the
-//! runner's opening generator). The shared helpers beside them (`echo`, `progress`,
+//! it, `engine` on both, `book` on the engine, and `protocol` (which plays from the book),
+//! `runner` and `learn` on top (`learn` may use the runner's opening generator). The shared helpers beside them (`echo`, `progress`,
 //! `random`, `safe_file`, `shard`, `timestamp`) use no layer at all. The command line and
 //! the fuzz targets' entry points stand above everything and are not checked.
 
@@ -14,7 +14,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("rules", &[]),
     ("tablebase", &["rules"]),
     ("engine", &["rules", "tablebase"]),
-    ("protocol", &["rules", "tablebase", "engine"]),
+    ("book", &["rules", "tablebase", "engine"]),
+    ("protocol", &["rules", "tablebase", "engine", "book"]),
     ("runner", &["rules", "tablebase", "engine"]),
     ("learn", &["rules", "tablebase", "engine", "runner"]),
     ("echo", &[]),

@@ -430,7 +430,7 @@ fn is_log_line(line: &str, direction: &str, text: &str) -> bool {
 // 1. Handshake
 // ---------------------------------------------------------------------------------------
 
-const OPTION_NAMES: [&str; 37] = [
+const OPTION_NAMES: [&str; 41] = [
     "Hash",
     "Clear Hash",
     "Threads",
@@ -450,6 +450,10 @@ const OPTION_NAMES: [&str; 37] = [
     "EvalFile",
     "Variant",
     "Vela",
+    "OwnBook",
+    "BookFile",
+    "BookVariety",
+    "BookDepth",
     "SearchAspirationDelta",
     "SearchReductionBase",
     "SearchReductionDivisor",
@@ -1476,7 +1480,7 @@ fn refused_positions_start_with_the_phrases_the_web_interface_knows() {
 }
 
 #[test]
-fn the_web_interface_options_are_understood_or_refused_in_one_line() {
+fn the_web_interface_options_are_understood() {
     let mut engine = Engine::start();
     for line in [
         "setoption name UseNNUE value false",
@@ -1489,13 +1493,149 @@ fn the_web_interface_options_are_understood_or_refused_in_one_line() {
         engine.send(line);
         engine.sync_silent(line);
     }
-    for line in [
-        "setoption name BookFile value book.txt",
-        "setoption name OwnBook value true",
+    let error = engine.expect_one_error("setoption name OwnBook value maybe");
+    assert!(error.contains("needs true or false"), "{error}");
+}
+
+/// A book in the web interface's text form: White's first turn d2e3A (the weakest of the
+/// search's choices, so that only the book plays it) and, after f2e3A, Black's reply f3f2A.
+const WEB_BOOK: &str = "-\td2e3A 7 f2e3A 0\nf2e3A\tf3f2A 3 c3d4W 0\n";
+
+/// The `book ...` lines of the `book` command.
+fn book_lines(engine: &mut Engine) -> Vec<String> {
+    engine.send("book");
+    engine.sync()
+}
+
+#[test]
+fn a_book_in_the_web_interface_form_is_played_at_once() {
+    let dir = TempDir::new("web-book");
+    let path = dir.join("book.txt");
+    fs::write(&path, WEB_BOOK).unwrap();
+    let mut engine = Engine::start();
+    engine.send(&format!("setoption name BookFile value {}", path.display()));
+    engine.sync_silent("BookFile while OwnBook is false");
+    engine.send("setoption name OwnBook value true");
+    let said = engine.sync();
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].starts_with("info string book: ") && said[0].contains("2 positions"),
+        "{said:?}"
+    );
+    assert_eq!(
+        book_lines(&mut engine),
+        [
+            "book d2e3A weight 7 score 0 depth 0",
+            "book f2e3A weight 0 score 0 depth 0"
+        ]
+    );
+    engine.send("go wtime 60000 btime 60000");
+    let lines = engine.read_until("bestmove");
+    assert_eq!(
+        lines[0], "info string book d2e3A weight 7 score 0 depth 0",
+        "{lines:?}"
+    );
+    assert_eq!(lines.last().unwrap(), "bestmove d2e3A");
+    // After f2e3A the position is found by replaying the line's turns.
+    engine.send("position startpos moves f2e3A");
+    let (_, bestmove) = {
+        engine.send("go movetime 5000");
+        let lines = engine.read_until("bestmove");
+        assert!(lines[0].starts_with("info string book f3f2A"), "{lines:?}");
+        (lines.clone(), lines.last().unwrap().clone())
+    };
+    assert_eq!(bestmove, "bestmove f3f2A");
+    // `searchmoves` without the book's turn: the search answers.
+    engine.send("position startpos");
+    let (infos, bestmove) = engine.go("go depth 2 searchmoves f2e3A");
+    assert!(!infos.is_empty());
+    assert_eq!(bestmove, "bestmove f2e3A");
+    // Analysis never comes from the book.
+    engine.send("go infinite");
+    engine.expect_line("an info line of the search", |l| {
+        l.starts_with("info depth")
+    });
+    // `book` answers during the search.
+    let during = book_lines(&mut engine);
+    assert!(
+        during
+            .iter()
+            .any(|l| l == "book d2e3A weight 7 score 0 depth 0"),
+        "{during:?}"
+    );
+    engine.send("stop");
+    let rest = engine.read_until("bestmove");
+    assert!(
+        rest.iter().all(|l| !l.starts_with("info string book")),
+        "{rest:?}"
+    );
+    // Other rules: the book is not used, and `book` says why.
+    engine.send("setoption name MandatoryContinuation value true");
+    engine.sync();
+    let lines = book_lines(&mut engine);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("book none: ") && lines[0].contains("mandatory"),
+        "{lines:?}"
+    );
+    let (infos, _) = engine.go("go depth 2");
+    assert!(!infos.is_empty(), "searched under other rules");
+    // The book stops past BookDepth.
+    engine.send("setoption name MandatoryContinuation value false");
+    engine.send("setoption name BookDepth value 1");
+    engine.send("position startpos moves f2e3A");
+    let (infos, _) = engine.go("go depth 2");
+    assert!(!infos.is_empty(), "searched past BookDepth");
+}
+
+#[test]
+fn a_damaged_or_foreign_book_is_refused_in_one_line_and_the_book_in_use_kept() {
+    let dir = TempDir::new("bad-book");
+    let good = dir.join("good.txt");
+    fs::write(&good, WEB_BOOK).unwrap();
+    let mut engine = Engine::start();
+    engine.send("setoption name OwnBook value true");
+    engine.sync();
+    engine.send(&format!("setoption name BookFile value {}", good.display()));
+    engine.sync();
+    let before = book_lines(&mut engine);
+    // A Vato book with one flipped byte, a text with a bad line, a folder, no file.
+    let binary = dir.join("book.bin");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
+        .args(["book", "import"])
+        .arg(&good)
+        .arg(&binary)
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+    let mut bytes = fs::read(&binary).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    let damaged = dir.join("damaged.bin");
+    fs::write(&damaged, &bytes).unwrap();
+    let bad_text = dir.join("bad.txt");
+    fs::write(&bad_text, "-\tf2e3A 1\nf2e3A x3y4A 2\n").unwrap();
+    for (file, why) in [
+        (damaged.clone(), "checksum"),
+        (bad_text.clone(), "line 2"),
+        (dir.0.clone(), "not"),
+        (dir.join("missing"), "cannot"),
     ] {
-        let error = engine.expect_one_error(line);
-        assert!(error.contains("not supported"), "{line:?}: {error:?}");
+        let error =
+            engine.expect_one_error(&format!("setoption name BookFile value {}", file.display()));
+        assert!(
+            error.contains("option 'BookFile'") && error.contains(why),
+            "{error}"
+        );
+        assert_eq!(book_lines(&mut engine), before);
     }
+    // The undamaged binary reads as the text did.
+    engine.send(&format!(
+        "setoption name BookFile value {}",
+        binary.display()
+    ));
+    engine.sync();
+    assert_eq!(book_lines(&mut engine), before);
 }
 
 /// The `network` line of `eval`, and the line saying which evaluation the search uses.

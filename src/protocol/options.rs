@@ -163,6 +163,28 @@ const SPECS: &[Spec] = &[
             values: &["none", "white", "black"],
         },
     },
+    // The opening book: off by default, as UCI engines have it.
+    Spec {
+        name: "OwnBook",
+        kind: Kind::Check { default: false },
+    },
+    // Empty: the book built into Vato.
+    Spec {
+        name: "BookFile",
+        kind: Kind::Text { default: "" },
+    },
+    Spec {
+        name: "BookVariety",
+        kind: Kind::Check { default: false },
+    },
+    Spec {
+        name: "BookDepth",
+        kind: Kind::Spin {
+            default: 40,
+            min: 0,
+            max: 1000,
+        },
+    },
 ];
 
 /// `EvalFile`'s value for the network built into the binary.
@@ -192,6 +214,8 @@ pub enum Change {
     Game,
     /// `EvalFile`: read another network.
     EvalFile,
+    /// `OwnBook` or `BookFile`: read the book, or another one.
+    Book,
     /// Anything read only when the next search starts.
     Other,
 }
@@ -235,6 +259,15 @@ pub struct EngineOptions {
     pub variant: Variant,
     /// `Vela`: the side a vela game favours (Tsivy only); `None` for an ordinary game.
     pub vela: Option<Color>,
+    /// `OwnBook`: play the book's turns while the position is in it.
+    pub own_book: bool,
+    /// `BookFile`: the book's file (Vato's or the web interface's text); empty: the
+    /// built-in book.
+    pub book_file: String,
+    /// `BookVariety`: draw the book's turn by the weights instead of playing the first.
+    pub book_variety: bool,
+    /// `BookDepth`: the book is used for the game's first this many plies.
+    pub book_depth: u32,
     /// The search's numeric parameters (the `Search...` options, for tuning).
     pub search: SearchConfig,
 }
@@ -260,6 +293,10 @@ impl Default for EngineOptions {
             mandatory_continuation: false,
             variant: Variant::Tsivy,
             vela: None,
+            own_book: false,
+            book_file: String::new(),
+            book_variety: false,
+            book_depth: 40,
             search: SearchConfig::default(),
         }
     }
@@ -316,10 +353,7 @@ impl EngineOptions {
                 parameter.set(&mut self.search, n as i32);
                 return Ok(Change::Other);
             }
-            return match foreign_option(name, value) {
-                Some(answer) => answer.map(|()| Change::Other),
-                None => Err(format!("unknown option '{name}'")),
-            };
+            return Err(format!("unknown option '{name}'"));
         };
         let name = spec.name;
         match spec.kind {
@@ -366,6 +400,10 @@ impl EngineOptions {
                         self.tablebase_stones = n;
                         Change::TablebasePath
                     }
+                    "BookDepth" => {
+                        self.book_depth = n;
+                        Change::Other
+                    }
                     _ => unreachable!("every spin option is listed"),
                 })
             }
@@ -399,6 +437,14 @@ impl EngineOptions {
                     }
                     "UseNNUE" => {
                         self.use_nnue = flag;
+                        Change::Other
+                    }
+                    "OwnBook" => {
+                        self.own_book = flag;
+                        Change::Book
+                    }
+                    "BookVariety" => {
+                        self.book_variety = flag;
                         Change::Other
                     }
                     _ => unreachable!("every check option is listed"),
@@ -443,6 +489,10 @@ impl EngineOptions {
                     "TablebasePath" => {
                         self.tablebase_path = text;
                         Change::TablebasePath
+                    }
+                    "BookFile" => {
+                        self.book_file = text;
+                        Change::Book
                     }
                     _ => unreachable!("every string option is listed"),
                 })
@@ -491,30 +541,6 @@ fn spin_value(name: &str, value: Option<&str>, min: i64, max: i64) -> Result<i64
         ));
     }
     Ok(n)
-}
-
-/// Options that other Fanorona engines have and interfaces set (the web interface of the
-/// strongest public engine sends them), answered for what Vato can honour: a value that
-/// asks for what Vato already does is accepted, one that asks for a feature Vato lacks is
-/// a one-line error. `None` when the name is not such an option either.
-fn foreign_option(name: &str, value: Option<&str>) -> Option<Result<(), String>> {
-    let value = value.unwrap_or("").trim();
-    let is = |word: &str| value.eq_ignore_ascii_case(word);
-    let (accepted, why) = match name.to_ascii_lowercase().as_str() {
-        "ownbook" => (is("false"), "Vato has no opening book"),
-        "bookfile" => (
-            value.is_empty() || is("<empty>"),
-            "Vato has no opening book, so it reads no book file",
-        ),
-        _ => return None,
-    };
-    Some(if accepted {
-        Ok(())
-    } else {
-        Err(format!(
-            "option '{name}' value '{value}' is not supported: {why}"
-        ))
-    })
 }
 
 #[cfg(test)]
@@ -583,9 +609,8 @@ mod tests {
     }
 
     #[test]
-    fn other_engines_options_say_what_vato_lacks() {
+    fn variants_and_the_book_options() {
         let mut o = EngineOptions::default();
-        assert_eq!(o.set("OwnBook", Some("false")), Ok(Change::Other));
         assert_eq!(o.set("Variant", Some("tsivy")), Ok(Change::Game));
         assert_eq!(o.set("variant", Some("Fanoron-Dimy")), Ok(Change::Game));
         assert_eq!(o.variant, Variant::Dimy);
@@ -600,12 +625,15 @@ mod tests {
         assert_eq!(o.rules().vela, Some(Color::Black));
         assert!(o.set("Vela", Some("both")).is_err());
         assert_eq!(o.set("Vela", Some("none")), Ok(Change::Game));
-        assert_eq!(
-            o.set("OwnBook", Some("true")),
-            Err("option 'OwnBook' value 'true' is not supported: Vato has no opening book".into())
-        );
-        assert!(o.set("BookFile", Some("book.txt")).is_err());
         assert_eq!(o, EngineOptions::default());
+        assert!(!o.own_book);
+        assert_eq!(o.set("OwnBook", Some("true")), Ok(Change::Book));
+        assert_eq!(o.set("BookFile", Some("book.txt")), Ok(Change::Book));
+        assert_eq!(o.set("BookFile", Some("<empty>")), Ok(Change::Book));
+        assert_eq!(o.set("BookVariety", Some("true")), Ok(Change::Other));
+        assert_eq!(o.set("BookDepth", Some("12")), Ok(Change::Other));
+        assert!(o.own_book && o.book_file.is_empty() && o.book_variety);
+        assert_eq!(o.book_depth, 12);
     }
 
     #[test]

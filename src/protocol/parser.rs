@@ -67,6 +67,8 @@ pub enum Command {
     },
     /// `eval`: the evaluation and its terms.
     Eval,
+    /// `book`: the opening book's turns for the position.
+    Book,
     /// `flip`: swap the colours.
     Flip,
     /// `bench [depth]`.
@@ -132,6 +134,7 @@ impl Command {
                 | Command::Moves(_)
                 | Command::Status
                 | Command::Eval
+                | Command::Book
                 | Command::Query(_)
                 | Command::Help
                 | Command::Nothing
@@ -191,6 +194,7 @@ pub fn parse_command(line: &str) -> Result<Command, ParseError> {
         "d" => no_args(Command::Display),
         "fen" => no_args(Command::Fen),
         "eval" => no_args(Command::Eval),
+        "book" => no_args(Command::Book),
         "status" => no_args(Command::Status),
         "flip" => no_args(Command::Flip),
         "help" => no_args(Command::Help),

@@ -1,8 +1,10 @@
 //! The protocol session: reads commands, keeps the game and the options, runs searches on
 //! their own thread and writes every answer as one flushed line.
 
+mod book;
 mod telo;
 
+use crate::book::{Book, BookTurn};
 use crate::echo::{MAX_MESSAGE_CHARS, printable};
 use crate::engine::evaluate::{evaluate, terms};
 use crate::engine::nnue::Network;
@@ -149,6 +151,8 @@ pub struct Session {
     network: Arc<Network>,
     /// The Telo game, while `Variant` is `telo` (and only then).
     telo: Option<telo::TeloState>,
+    /// The opening book `BookFile` names, once `OwnBook` or `book` needed it.
+    book: Option<Arc<Book>>,
     /// The protocol the last `uci` or `ugi` opened; UCI until one of them comes.
     dialect: Dialect,
     debug: bool,
@@ -174,6 +178,7 @@ const HELP: &[&str] = &[
     "  stop | ponderhit | quit        steer or end the search / the engine",
     "  query gameover|p1turn|result   UGI queries about the game",
     "  d | fen | moves [prefix] | status | perft N [divide] | eval | flip | bench [depth] | help",
+    "  book                           the opening book's turns for the position",
     "  debug on|off                   extra diagnostics as info strings",
     "Lines starting with # are comments.",
 ];
@@ -192,6 +197,7 @@ impl Session {
             tablebase_board: Board::Tsivy,
             network: crate::engine::nnue::embedded(),
             telo: None,
+            book: None,
             dialect: Dialect::Uci,
             debug: false,
         }
@@ -322,6 +328,7 @@ impl Session {
                 });
             }
             Command::Eval => self.eval(),
+            Command::Book => self.list_book(),
             Command::Flip => {
                 self.game = Game::new(self.game.position().flip(), self.options.rules());
             }
@@ -471,7 +478,74 @@ impl Session {
                     self.open_tablebase();
                 }
             }
+            Ok(Change::Book) => {
+                let file_changed = self.options.book_file != before.book_file;
+                if self.options.own_book && (file_changed || self.book.is_none()) {
+                    if let Err(e) = self.read_book() {
+                        let name = if file_changed { "BookFile" } else { "OwnBook" };
+                        self.options = before;
+                        self.error(&format!("option '{name}': {e}; the book in use is kept"));
+                    }
+                } else if file_changed {
+                    // Read when it is next needed.
+                    self.book = None;
+                }
+            }
             Ok(Change::Other) => {}
+        }
+    }
+
+    /// Reads the book `BookFile` names and says which it is.
+    fn read_book(&mut self) -> Result<(), String> {
+        let book = book::load(&self.options.book_file, &self.options.rules())
+            .map_err(|e| printable(&format!("{e:#}"), MAX_MESSAGE_CHARS))?;
+        self.say(&format!(
+            "info string book: {} ({} positions, for {})",
+            printable(book.name(), MAX_MESSAGE_CHARS),
+            book.positions(),
+            book.rules()
+        ));
+        self.book = Some(Arc::new(book));
+        Ok(())
+    }
+
+    /// The book's choice at the root: `OwnBook` on, within `BookDepth` plies of the start,
+    /// the position in a book made for the game's rules, and the turn among `searchmoves`.
+    fn book_choice(&self, searchmoves: &[Turn]) -> Option<(Turn, BookTurn)> {
+        let position = self.game.position();
+        if !self.options.own_book || book::game_ply(position) >= self.options.book_depth {
+            return None;
+        }
+        let unit = Rng::new(clock_seed()).next_unit();
+        book::book_turn(
+            self.book.as_ref()?,
+            position,
+            self.game.rules(),
+            searchmoves,
+            self.options.book_variety,
+            unit,
+        )
+    }
+
+    /// `book`: the book's turns for the current position, one line each.
+    fn list_book(&mut self) {
+        if self.book.is_none()
+            && let Err(e) = self.read_book()
+        {
+            return self.error(&format!("book: {e}"));
+        }
+        let Some(book) = self.book.clone() else {
+            return;
+        };
+        match book::turns_for(&book, self.game.position(), self.game.rules()) {
+            Err(why) => self.say(&format!("book none: {why}")),
+            Ok(turns) if turns.is_empty() => self.say("book none: the position is not in the book"),
+            Ok(turns) => self.out.lines(turns.iter().map(|t| {
+                format!(
+                    "book {} weight {} score {} depth {}",
+                    t.turn, t.weight, t.score, t.depth
+                )
+            })),
         }
     }
 
@@ -656,6 +730,13 @@ impl Session {
         } else {
             self.tablebase_choice(&limits.searchmoves)
         };
+        // The book answers real turns only: never an analysis (`infinite`) or a ponder
+        // search, which wait for `stop`.
+        let from_book = if decided || from_tables.is_some() || params.infinite || params.ponder {
+            None
+        } else {
+            self.book_choice(&limits.searchmoves)
+        };
         if self.debug {
             self.say(&format!(
                 "info string debug: searching {} with {:?}",
@@ -701,6 +782,7 @@ impl Session {
             out: self.out.clone(),
             decided,
             from_tables,
+            from_book,
             wait_for_stop,
             show_ponder: self.options.ponder && self.dialect == Dialect::Uci,
             show_wdl: self.options.show_wdl,
@@ -865,6 +947,8 @@ struct SearchJob {
     decided: bool,
     /// The turn and value the endgame tables chose, if they did.
     from_tables: Option<(Turn, TablebaseValue)>,
+    /// The turn the opening book chose, if it did.
+    from_book: Option<(Turn, BookTurn)>,
     /// `infinite` or `ponder`: hold the answer until `stop` (or `ponderhit`).
     wait_for_stop: bool,
     show_ponder: bool,
@@ -888,6 +972,7 @@ impl SearchJob {
             out: self.out.clone(),
             decided: self.decided,
             from_tables: self.from_tables,
+            from_book: self.from_book.clone(),
             wait_for_stop: false,
             show_ponder: self.show_ponder,
             show_wdl: self.show_wdl,
@@ -901,6 +986,28 @@ impl SearchJob {
         let rule = self.request.rules.turn_rules();
         let outcome = if self.decided {
             Outcome::default()
+        } else if let Some((turn, entry)) = &self.from_book {
+            self.out.line(&format!(
+                "info string book {} weight {} score {} depth {}",
+                entry.turn, entry.weight, entry.score, entry.depth
+            ));
+            let report = Report {
+                depth: u32::from(entry.depth.max(1)),
+                seldepth: u32::from(entry.depth.max(1)),
+                multipv: 1,
+                score: Score::Centi(entry.score.into()),
+                nodes: 0,
+                elapsed: Duration::ZERO,
+                hashfull: 0,
+                tbhits: 0,
+                pv: vec![*turn],
+            };
+            self.out
+                .line(&info_line(&root, rule, &report, self.show_wdl));
+            Outcome {
+                best: Some(*turn),
+                ..Outcome::default()
+            }
         } else if let Some((turn, value)) = self.from_tables {
             self.out.line(&format!("info string tablebase {value}"));
             let report = Report {
@@ -1180,6 +1287,7 @@ mod tests {
             out,
             decided: false,
             from_tables: None,
+            from_book: None,
             wait_for_stop: true,
             show_ponder: false,
             show_wdl: false,

@@ -20,6 +20,8 @@
 //!   analysis, written to and read from files.
 //! - [`engine`]: evaluation and the search, which may consult the tables.
 //! - [`book`]: opening books, built by searching the opening tree, and played from.
+//! - [`solve`]: proof-number search that proves positions won, drawn or lost on top of the
+//!   tables.
 //! - [`protocol`]: the UCI-style line protocol spoken on standard input and output.
 //! - [`runner`]: the match runner, which drives engines as child processes.
 //! - [`learn`]: self-play training data and the trainer of the evaluation network; it
@@ -46,6 +48,7 @@ pub mod rules;
 pub mod runner;
 pub mod safe_file;
 pub mod shard;
+pub mod solve;
 pub mod tablebase;
 pub mod timestamp;
 

@@ -15,6 +15,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("tablebase", &["rules"]),
     ("engine", &["rules", "tablebase"]),
     ("book", &["rules", "tablebase", "engine"]),
+    ("solve", &["rules", "tablebase", "engine"]),
     ("protocol", &["rules", "tablebase", "engine", "book"]),
     ("runner", &["rules", "tablebase", "engine"]),
     ("learn", &["rules", "tablebase", "engine", "runner"]),

@@ -1,0 +1,365 @@
+//! Depth-first proof-number search, in the phi/delta form: at every node, `phi` is the
+//! proof number of the side to move's goal and `delta` that of its opponent's. The side
+//! proving a win (the prover) aims at the win; the other side aims at stopping it. A
+//! node's `phi` is the least `delta` of its children and its `delta` the largest `phi` of
+//! a child plus one per other open child (a weak proof number). A node searched under thresholds returns when either number reaches its
+//! threshold; the most promising child gets thresholds that send the search back up as
+//! soon as another child becomes more promising.
+
+use super::table::{FINITE_MAX, INFINITE, ProofTable};
+use crate::rules::Rules;
+use crate::rules::movegen::has_legal_turn;
+use crate::rules::position::{Color, Position};
+use crate::rules::turn::Turn;
+use crate::tablebase::{Outcome, Tablebase};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// The longest path searched; deeper nodes count as draws, like repetitions.
+const MAX_PATH: usize = 4_000;
+
+/// What one binary search asks: whether `prover` can force a win.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Query {
+    /// The side whose win is to be proved.
+    pub prover: Color,
+}
+
+/// The answer to a [`Query`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Proof {
+    /// The prover wins, and this turn (from the root, when the prover is to move there)
+    /// keeps the win.
+    Proved(Option<Turn>),
+    /// The prover does not win; when the prover's opponent is to move at the root, this
+    /// turn keeps it from winning.
+    Disproved(Option<Turn>),
+    /// The budget ran out first.
+    Unknown,
+}
+
+/// The limits of a search.
+#[derive(Copy, Clone, Debug)]
+pub struct Budget<'a> {
+    /// Stop after this many nodes.
+    pub nodes: Option<u64>,
+    /// Stop after this long.
+    pub time: Option<Duration>,
+    /// Stop when this is set.
+    pub stop: &'a AtomicBool,
+    /// Size of each proof table, in MiB.
+    pub table_mb: usize,
+}
+
+/// The value of a position for its side to move, proved.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The side to move wins.
+    Win,
+    /// Neither side can force a win.
+    Draw,
+    /// The side to move loses.
+    Loss,
+    /// Not decided within the budget.
+    Unknown,
+}
+
+/// A solved position: the verdict, a turn that achieves it and what it cost.
+#[derive(Clone, Debug)]
+pub struct Solved {
+    /// The value for the side to move.
+    pub verdict: Verdict,
+    /// A turn that keeps the value (none when the side to move has no turn, or for an
+    /// unknown or lost position).
+    pub best: Option<Turn>,
+    /// Nodes searched, both binary searches together.
+    pub nodes: u64,
+    /// Time taken.
+    pub elapsed: Duration,
+}
+
+/// One df-pn search.
+struct Search<'a> {
+    rules: Rules,
+    tables: Option<&'a Tablebase>,
+    prover: Color,
+    table: ProofTable,
+    path: Vec<u64>,
+    nodes: u64,
+    budget: Budget<'a>,
+    started: Instant,
+    aborted: bool,
+}
+
+/// A child of an expanded node: its position and, when it is decided without search
+/// (tables, no turn, repetition), its fixed numbers.
+struct Child {
+    position: Position,
+    fixed: Option<(u32, u32)>,
+}
+
+impl Search<'_> {
+    /// `(phi, delta)` of a node whose side to move reaches its goal (`true`) or fails.
+    fn decided(goal_reached: bool) -> (u32, u32) {
+        if goal_reached {
+            (0, INFINITE)
+        } else {
+            (INFINITE, 0)
+        }
+    }
+
+    /// The numbers of a position decided without search, for its side to move.
+    fn leaf(&self, position: &Position) -> Option<(u32, u32)> {
+        let mover_is_prover = position.side_to_move() == self.prover;
+        let outcome = if position.us().is_empty() || !has_legal_turn(position) {
+            Some(Outcome::Loss)
+        } else if position.them().is_empty() {
+            Some(Outcome::Win)
+        } else if self.path.contains(&position.key()) || self.path.len() >= MAX_PATH {
+            Some(Outcome::Draw)
+        } else {
+            self.tables
+                .and_then(|tables| tables.probe_outcome(position))
+        }?;
+        // The prover's goal is a win; its opponent's is anything else.
+        Some(Search::decided(if mover_is_prover {
+            outcome == Outcome::Win
+        } else {
+            outcome != Outcome::Loss
+        }))
+    }
+
+    fn numbers(&self, child: &Child) -> (u32, u32) {
+        child
+            .fixed
+            .or_else(|| self.table.get(child.position.key()))
+            .unwrap_or((1, 1))
+    }
+
+    fn out_of_budget(&mut self) -> bool {
+        if self.aborted {
+            return true;
+        }
+        if self.nodes.is_multiple_of(1024) {
+            let over_nodes = self.budget.nodes.is_some_and(|n| self.nodes >= n);
+            let over_time = self
+                .budget
+                .time
+                .is_some_and(|t| self.started.elapsed() >= t);
+            if over_nodes || over_time || self.budget.stop.load(Ordering::Relaxed) {
+                self.aborted = true;
+            }
+        }
+        self.aborted
+    }
+
+    /// Searches `position` until its `phi` reaches `limit_phi` or its `delta` reaches
+    /// `limit_delta`; returns both.
+    fn expand(&mut self, position: &Position, limit_phi: u32, limit_delta: u32) -> (u32, u32) {
+        self.nodes += 1;
+        let start_nodes = self.nodes;
+        let mut turns = Vec::new();
+        self.rules.turn_rules().generate(position, &mut turns);
+        self.path.push(position.key());
+        let mut children: Vec<Child> = turns
+            .into_iter()
+            .map(|turn| Child {
+                position: position.play(turn),
+                fixed: None,
+            })
+            .collect();
+        for child in &mut children {
+            child.fixed = self.leaf(&child.position);
+        }
+        let (mut phi, mut delta);
+        loop {
+            // phi: the least delta of a child. delta: the largest phi of a child plus one
+            // for each other child still open (the weak proof number of Ueda et al.,
+            // 2008), not their sum: in Fanorona's graph, full of transpositions and
+            // cycles, sums count the same subtrees over and over and overflow. Finite
+            // numbers stay below INFINITE, which means decided only.
+            let mut best = 0;
+            let (mut least, mut second) = (INFINITE, INFINITE);
+            let (mut largest, mut open, mut decided_for_us) = (0u64, 0u64, false);
+            for (index, child) in children.iter().enumerate() {
+                let (child_phi, child_delta) = self.numbers(child);
+                if child_phi >= INFINITE {
+                    decided_for_us = true;
+                } else if child_phi > 0 {
+                    largest = largest.max(u64::from(child_phi));
+                    open += 1;
+                }
+                if child_delta < least {
+                    second = least;
+                    least = child_delta;
+                    best = index;
+                } else if child_delta < second {
+                    second = child_delta;
+                }
+            }
+            phi = least;
+            delta = if decided_for_us {
+                INFINITE
+            } else if open == 0 {
+                0
+            } else {
+                (largest + open - 1).min(u64::from(FINITE_MAX)) as u32
+            };
+            if phi >= limit_phi || delta >= limit_delta || self.out_of_budget() {
+                break;
+            }
+            let (child_phi, _) = self.numbers(&children[best]);
+            let others = u64::from(delta) - u64::from(child_phi).min(u64::from(delta));
+            let child_limit_phi =
+                (u64::from(limit_delta).saturating_sub(others)).min(u64::from(INFINITE)) as u32;
+            // The 1 + epsilon trick (Pawlewicz and Lew): the child stays the focus until
+            // it falls a quarter behind the next best, not one behind, which saves most
+            // of the back-and-forth between siblings.
+            let child_limit_delta = limit_phi
+                .min(second.saturating_add(second / 4).saturating_add(1))
+                .min(INFINITE);
+            let child = children[best].position;
+            self.expand(&child, child_limit_phi, child_limit_delta);
+        }
+        self.path.pop();
+        if !self.aborted {
+            self.table
+                .put(position.key(), phi, delta, self.nodes - start_nodes + 1);
+        }
+        (phi, delta)
+    }
+
+    /// After a finished search of the root: a turn whose child reaches the root mover's
+    /// goal (the child's mover, the root mover's opponent, fails at its own).
+    fn goal_turn(&mut self, root: &Position) -> Option<Turn> {
+        let mut turns = Vec::new();
+        self.rules.turn_rules().generate(root, &mut turns);
+        self.path.push(root.key());
+        let found = turns.into_iter().find(|&turn| {
+            let child = root.play(turn);
+            let numbers = self.leaf(&child).or_else(|| self.table.get(child.key()));
+            numbers.is_some_and(|(_, delta)| delta == 0)
+        });
+        self.path.pop();
+        found
+    }
+}
+
+/// A turn of a drawn `root` after which the opponent does not win, each candidate proved
+/// from the child itself: the turn the root's search found rests on disproofs made with
+/// the root on the path, where repeating it was a draw, and a child that is lost except
+/// by repeating the root is lost once the root has been left.
+fn drawing_turn(
+    root: &Position,
+    rules: Rules,
+    tables: Option<&Tablebase>,
+    budget: Budget<'_>,
+) -> (Option<Turn>, u64) {
+    let mut turns = Vec::new();
+    rules.turn_rules().generate(root, &mut turns);
+    let opponent = root.side_to_move().opposite();
+    let mut nodes = 0;
+    for turn in turns {
+        let (proof, used) = prove(
+            &root.play(turn),
+            rules,
+            tables,
+            Query { prover: opponent },
+            budget,
+        );
+        nodes += used;
+        if matches!(proof, Proof::Disproved(_)) {
+            return (Some(turn), nodes);
+        }
+    }
+    (None, nodes)
+}
+
+/// Whether `query.prover` wins from `root` under `rules`, with `tables` as leaves.
+pub fn prove(
+    root: &Position,
+    rules: Rules,
+    tables: Option<&Tablebase>,
+    query: Query,
+    budget: Budget<'_>,
+) -> (Proof, u64) {
+    let mut search = Search {
+        rules,
+        tables,
+        prover: query.prover,
+        table: ProofTable::new(budget.table_mb),
+        path: Vec::new(),
+        nodes: 0,
+        budget,
+        started: Instant::now(),
+        aborted: false,
+    };
+    let mover_is_prover = root.side_to_move() == query.prover;
+    let (phi, delta) = match search.leaf(root) {
+        Some(numbers) => numbers,
+        None => search.expand(root, INFINITE, INFINITE),
+    };
+    let proof = if search.aborted && phi != 0 && delta != 0 {
+        Proof::Unknown
+    } else if phi == 0 {
+        // The root's mover reached its goal.
+        let turn = search.goal_turn(root);
+        if mover_is_prover {
+            Proof::Proved(turn)
+        } else {
+            Proof::Disproved(turn)
+        }
+    } else if mover_is_prover {
+        Proof::Disproved(None)
+    } else {
+        Proof::Proved(None)
+    };
+    (proof, search.nodes)
+}
+
+/// The value of `root` for its side to move: first whether it wins, then, if not,
+/// whether its opponent does.
+pub fn solve(
+    root: &Position,
+    rules: Rules,
+    tables: Option<&Tablebase>,
+    budget: Budget<'_>,
+) -> Solved {
+    let started = Instant::now();
+    let mover = root.side_to_move();
+    let (first, first_nodes) = prove(root, rules, tables, Query { prover: mover }, budget);
+    let (verdict, best, nodes) = match first {
+        Proof::Proved(turn) => (Verdict::Win, turn, first_nodes),
+        Proof::Unknown => (Verdict::Unknown, None, first_nodes),
+        Proof::Disproved(_) => {
+            let budget = Budget {
+                time: budget.time.map(|t| t.saturating_sub(started.elapsed())),
+                nodes: budget.nodes.map(|n| n.saturating_sub(first_nodes)),
+                ..budget
+            };
+            let (second, nodes) = prove(
+                root,
+                rules,
+                tables,
+                Query {
+                    prover: mover.opposite(),
+                },
+                budget,
+            );
+            match second {
+                Proof::Proved(_) => (Verdict::Loss, None, first_nodes + nodes),
+                Proof::Disproved(_) => {
+                    let (turn, more) = drawing_turn(root, rules, tables, budget);
+                    (Verdict::Draw, turn, first_nodes + nodes + more)
+                }
+                Proof::Unknown => (Verdict::Unknown, None, first_nodes + nodes),
+            }
+        }
+    };
+    Solved {
+        verdict,
+        best,
+        nodes,
+        elapsed: started.elapsed(),
+    }
+}

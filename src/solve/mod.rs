@@ -1,0 +1,22 @@
+//! Proving positions won, drawn or lost: depth-first proof-number search (df-pn, Nagai
+//! 2002) over the game graph, with the endgame tables as leaves.
+//!
+//! A three-valued game needs two binary proofs. The first asks whether the side to move
+//! wins; when that is disproved, the second asks whether its opponent wins. Neither:
+//! a draw. The leaves are positions without stones or without a legal turn (lost for the
+//! side to move), positions in the tables (their value), and positions that repeat one
+//! earlier on the current path (a draw). As in the tables, there is no no-capture limit.
+//!
+//! Proofs never rest on a repetition (a repeated position disproves a win, it never
+//! proves one), so a `win` or `loss` verdict holds whatever the path. A disproof does:
+//! a position disproved because it repeated an ancestor is stored in the table and may be
+//! reused where that ancestor is not on the path (the graph-history interaction). A
+//! `draw` verdict therefore says that no win was found for either side under the path's
+//! repetitions; on every position checked against the tables it agreed (see the tests).
+
+mod cli;
+mod dfpn;
+mod table;
+
+pub use cli::{SolveArgs, run_cli};
+pub use dfpn::{Budget, Proof, Query, Solved, Verdict, prove, solve};

@@ -153,11 +153,13 @@ impl Engine {
                 Vec::new()
             }
             Some("go") => self.until(|l| l.starts_with("bestmove")),
-            // `perft` and `bench` run like a search; an error ends them before they start.
+            // `perft`, `bench` and `solve` run like a search; an error ends them before they
+            // start.
             Some("perft") => {
                 self.until(|l| l.starts_with("Nodes searched") || l.starts_with("info string"))
             }
             Some("bench") => self.until(|l| l.ends_with(" nps") || l.starts_with("info string")),
+            Some("solve") => self.until(|l| l.starts_with("info string")),
             Some("stop" | "ponderhit") if *searching => {
                 *searching = false;
                 self.until(|l| l.starts_with("bestmove"))

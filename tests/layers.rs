@@ -16,7 +16,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("engine", &["rules", "tablebase"]),
     ("book", &["rules", "tablebase", "engine"]),
     ("solve", &["rules", "tablebase", "engine"]),
-    ("protocol", &["rules", "tablebase", "engine", "book"]),
+    (
+        "protocol",
+        &["rules", "tablebase", "engine", "book", "solve"],
+    ),
     ("runner", &["rules", "tablebase", "engine"]),
     ("learn", &["rules", "tablebase", "engine", "runner"]),
     ("echo", &[]),

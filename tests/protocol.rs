@@ -2178,3 +2178,28 @@ fn vela_games_follow_their_first_phase() {
     assert_eq!(engine.fen(), START_FEN);
     assert_eq!(engine.legal_turns().len(), 5);
 }
+
+#[test]
+fn solve_runs_as_a_task_that_stop_ends() {
+    let mut engine = Engine::start();
+    engine.send("position fen 9/9/8B/5W3/9 w");
+    engine.send("solve");
+    let line = engine.expect_line("the solve line", |l| l.starts_with("info string solve"));
+    assert!(
+        line.starts_with("info string solve draw bestmove "),
+        "{line}"
+    );
+    engine.send("position startpos");
+    engine.send("solve");
+    assert!(engine.sync().is_empty());
+    let busy = engine.expect_one_error("position startpos moves d3e3A");
+    assert!(busy.contains("busy: solve is running"), "{busy}");
+    engine.send("stop");
+    let line = engine.expect_line("the solve line", |l| l.starts_with("info string solve"));
+    assert!(
+        line.starts_with("info string solve unknown nodes "),
+        "{line}"
+    );
+    let error = engine.expect_one_error("solve soon");
+    assert!(error.contains("solve"), "{error}");
+}

@@ -69,6 +69,8 @@ pub enum Command {
     Eval,
     /// `book`: the opening book's turns for the position.
     Book,
+    /// `solve [seconds]`: prove the position won, drawn or lost.
+    Solve(Option<u32>),
     /// `flip`: swap the colours.
     Flip,
     /// `bench [depth]`.
@@ -195,6 +197,11 @@ pub fn parse_command(line: &str) -> Result<Command, ParseError> {
         "fen" => no_args(Command::Fen),
         "eval" => no_args(Command::Eval),
         "book" => no_args(Command::Book),
+        "solve" => match args {
+            [] => Ok(Command::Solve(None)),
+            [seconds] => Ok(Command::Solve(Some(number(name, "seconds", seconds)?))),
+            [_, extra, ..] => error(format!("solve: unexpected '{extra}'")),
+        },
         "status" => no_args(Command::Status),
         "flip" => no_args(Command::Flip),
         "help" => no_args(Command::Help),

@@ -30,6 +30,7 @@ use crate::rules::perft::perft_report;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::rules::variant::Variant;
+use crate::solve::{Budget, Verdict, solve_on_own_stack};
 use crate::tablebase::{Tablebase, Value as TablebaseValue, default_dir, layer_names};
 use crate::timestamp::log_timestamp;
 use std::fs::{File, OpenOptions};
@@ -179,6 +180,7 @@ const HELP: &[&str] = &[
     "  query gameover|p1turn|result   UGI queries about the game",
     "  d | fen | moves [prefix] | status | perft N [divide] | eval | flip | bench [depth] | help",
     "  book                           the opening book's turns for the position",
+    "  solve [seconds]                prove the position won, drawn or lost (stop ends it)",
     "  debug on|off                   extra diagnostics as info strings",
     "Lines starting with # are comments.",
 ];
@@ -329,6 +331,19 @@ impl Session {
             }
             Command::Eval => self.eval(),
             Command::Book => self.list_book(),
+            Command::Solve(seconds) => {
+                let (position, rules) = (*self.game.position(), *self.game.rules());
+                let tables = self.tables_in_use();
+                self.start_task("solve", move |signals| {
+                    vec![solve_line(
+                        &position,
+                        rules,
+                        tables.as_deref(),
+                        seconds,
+                        signals,
+                    )]
+                });
+            }
             Command::Flip => {
                 self.game = Game::new(self.game.position().flip(), self.options.rules());
             }
@@ -1087,6 +1102,49 @@ impl SearchJob {
             .line(&bestmove_line(&root, rule, &outcome, self.show_ponder));
     }
 }
+
+/// The answer of `solve`: the proved value for the side to move, a turn that keeps it,
+/// the nodes and the milliseconds it took.
+fn solve_line(
+    position: &Position,
+    rules: crate::rules::Rules,
+    tables: Option<&Tablebase>,
+    seconds: Option<u32>,
+    signals: &Signals,
+) -> String {
+    let budget = Budget {
+        nodes: None,
+        time: seconds.map(|s| Duration::from_secs(s.into())),
+        stop: signals.stop_flag(),
+        table_mb: SOLVE_TABLE_MB,
+    };
+    let Some(solved) = solve_on_own_stack(position, rules, tables, budget) else {
+        return "info string error solve: cannot start the solver's thread".into();
+    };
+    let verdict = match solved.verdict {
+        Verdict::Win => "win",
+        Verdict::Draw => "draw",
+        Verdict::Loss => "loss",
+        Verdict::Unknown => "unknown",
+    };
+    let best = solved
+        .best
+        .map(|turn| {
+            format!(
+                " bestmove {}",
+                spell_turn(position, rules.turn_rules(), turn)
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "info string solve {verdict}{best} nodes {} time {}",
+        solved.nodes,
+        solved.elapsed.as_millis()
+    )
+}
+
+/// The proof table of `solve`, in MiB.
+const SOLVE_TABLE_MB: usize = 64;
 
 /// A score as centi-stones for comparing lines: mates beyond every evaluation, nearer ones
 /// further out.

@@ -1,6 +1,6 @@
 //! `vato solve`: a position's proved value from the command line.
 
-use super::dfpn::{Budget, Verdict, solve};
+use super::dfpn::{Budget, Verdict, solve_on_own_stack};
 use crate::progress::stop_on_ctrl_c;
 use crate::rules::board::Board;
 use crate::rules::fen::parse_position_on;
@@ -76,16 +76,8 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         stop: &stop,
         table_mb: args.memory,
     };
-    // Proof-number search recurses once per ply of its current path: a thread with room
-    // for the longest path.
-    let solved = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .stack_size(1 << 30)
-            .spawn_scoped(scope, || solve(&root, rules, tables.as_ref(), budget))
-            .map(|thread| thread.join())
-    })
-    .context("cannot start the solver's thread")?
-    .map_err(|_| anyhow!("the solver failed"))?;
+    let solved = solve_on_own_stack(&root, rules, tables.as_ref(), budget)
+        .ok_or_else(|| anyhow!("cannot start the solver's thread"))?;
     let verdict = match solved.verdict {
         Verdict::Win => "win",
         Verdict::Draw => "draw",

@@ -18,6 +18,10 @@ use std::time::{Duration, Instant};
 /// The longest path searched; deeper nodes count as draws, like repetitions.
 const MAX_PATH: usize = 4_000;
 
+/// The stack of the solver's thread: far more than `MAX_PATH` frames need. Only the pages
+/// used are ever touched.
+const STACK_BYTES: usize = 1 << 30;
+
 /// What one binary search asks: whether `prover` can force a win.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Query {
@@ -362,4 +366,23 @@ pub fn solve(
         nodes,
         elapsed: started.elapsed(),
     }
+}
+
+/// [`solve`] on a thread of its own with room for the longest line (proof-number search
+/// recurses once per ply of its current line); `None` if no such thread can be started.
+pub fn solve_on_own_stack(
+    root: &Position,
+    rules: Rules,
+    tables: Option<&Tablebase>,
+    budget: Budget<'_>,
+) -> Option<Solved> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("solve".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, || solve(root, rules, tables, budget))
+            .ok()?
+            .join()
+            .ok()
+    })
 }

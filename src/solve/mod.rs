@@ -19,4 +19,4 @@ mod dfpn;
 mod table;
 
 pub use cli::{SolveArgs, run_cli};
-pub use dfpn::{Budget, Proof, Query, Solved, Verdict, prove, solve};
+pub use dfpn::{Budget, Proof, Query, Solved, Verdict, prove, solve, solve_on_own_stack};

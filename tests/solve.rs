@@ -69,7 +69,8 @@ fn check(board: Board, stones: usize, leaves: usize, per_layer: u64) {
         nodes: Some(5_000_000),
         time: None,
         stop: &stop,
-        table_mb: 8,
+        table_mb: 16,
+        checkpoint: None,
     };
     let positions = sample(board, stones, per_layer);
     assert!(positions.len() >= per_layer as usize);
@@ -77,7 +78,7 @@ fn check(board: Board, stones: usize, leaves: usize, per_layer: u64) {
     for position in &positions {
         let position = *position;
         let leaves = (leaves >= 2).then_some(&smaller);
-        let solved = solve(&position, rules, leaves, budget);
+        let solved = solve(&position, rules, leaves, budget).unwrap();
         if solved.verdict == Verdict::Unknown {
             unknown += 1;
             continue;
@@ -128,4 +129,96 @@ fn three_stones_over_the_two_stone_tables_agree_with_the_tables() {
 fn three_stones_without_tables_agree_with_the_tables() {
     check(Board::Tsivy, 3, 0, 60);
     check(Board::Dimy, 3, 0, 60);
+}
+
+/// Runs `vato solve ARGS` without tables: (success, standard output, standard error).
+fn vato_solve(args: &[&str]) -> (bool, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
+        .env("VATO_TABLEBASES", "")
+        .arg("solve")
+        .args(args)
+        .output()
+        .expect("vato runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The `nodes N` of a `vato solve` answer.
+fn nodes_of(answer: &str) -> u64 {
+    let words: Vec<&str> = answer.split_whitespace().collect();
+    let at = words
+        .iter()
+        .position(|&w| w == "nodes")
+        .expect("a node count");
+    words[at + 1].parse().expect("a number")
+}
+
+#[test]
+fn a_stopped_solve_goes_on_from_its_checkpoint() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-checkpoint");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("proof.ckpt");
+    let file = file.to_str().unwrap();
+    // A loss: both questions are asked, the second after the first is answered.
+    let fen = "9/B8/9/6W1W/9 b";
+    let (ok, whole, _) = vato_solve(&["--fen", fen, "--memory", "64"]);
+    assert!(ok && whole.starts_with("loss "), "{whole}");
+    for stop_after in ["3000", "20000", "40000"] {
+        let (ok, stopped, _) = vato_solve(&[
+            "--fen",
+            fen,
+            "--memory",
+            "64",
+            "--nodes",
+            stop_after,
+            "--checkpoint",
+            file,
+        ]);
+        assert!(ok && stopped.starts_with("unknown "), "{stopped}");
+        assert!(std::path::Path::new(file).exists());
+        let (ok, resumed, _) = vato_solve(&["--fen", fen, "--memory", "64", "--checkpoint", file]);
+        assert!(ok && resumed.starts_with("loss "), "{resumed}");
+        assert!(
+            nodes_of(&resumed) < nodes_of(&whole),
+            "{resumed} against {whole}"
+        );
+        assert!(!std::path::Path::new(file).exists(), "removed once proved");
+    }
+    // A damaged checkpoint, and one of another position: one line, nothing solved.
+    vato_solve(&[
+        "--fen",
+        fen,
+        "--memory",
+        "64",
+        "--nodes",
+        "3000",
+        "--checkpoint",
+        file,
+    ]);
+    let mut bytes = std::fs::read(file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 4;
+    std::fs::write(file, &bytes).unwrap();
+    let (ok, _, error) = vato_solve(&["--fen", fen, "--checkpoint", file]);
+    assert!(
+        !ok && error.contains("checksum") && error.trim().lines().count() == 1,
+        "{error}"
+    );
+    std::fs::remove_file(file).unwrap();
+    vato_solve(&[
+        "--fen",
+        fen,
+        "--memory",
+        "64",
+        "--nodes",
+        "3000",
+        "--checkpoint",
+        file,
+    ]);
+    let (ok, _, error) = vato_solve(&["--fen", "9/9/8B/5W3/9 w", "--checkpoint", file]);
+    assert!(!ok && error.contains("another position"), "{error}");
 }

@@ -1117,9 +1117,14 @@ fn solve_line(
         time: seconds.map(|s| Duration::from_secs(s.into())),
         stop: signals.stop_flag(),
         table_mb: SOLVE_TABLE_MB,
+        checkpoint: None,
     };
-    let Some(solved) = solve_on_own_stack(position, rules, tables, budget) else {
-        return "info string error solve: cannot start the solver's thread".into();
+    let solved = match solve_on_own_stack(position, rules, tables, budget) {
+        Ok(solved) => solved,
+        Err(e) => {
+            let why = printable(&format!("{e:#}"), MAX_MESSAGE_CHARS);
+            return format!("info string error solve: {why}");
+        }
     };
     let verdict = match solved.verdict {
         Verdict::Win => "win",

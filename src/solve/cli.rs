@@ -1,5 +1,6 @@
 //! `vato solve`: a position's proved value from the command line.
 
+use super::checkpoint::Checkpoint;
 use super::dfpn::{Budget, Verdict, solve_on_own_stack};
 use crate::progress::stop_on_ctrl_c;
 use crate::rules::board::Board;
@@ -39,6 +40,13 @@ pub struct SolveArgs {
     /// Give up after this many nodes.
     #[arg(long)]
     nodes: Option<u64>,
+    /// Save the proof table to FILE every minute and when stopped, and go on from FILE
+    /// when it exists (removed once the value is proved).
+    #[arg(long, value_name = "FILE")]
+    checkpoint: Option<PathBuf>,
+    /// Seconds between two checkpoints.
+    #[arg(long, default_value_t = 60.0)]
+    checkpoint_every: f64,
 }
 
 /// Runs `vato solve`, writing the verdict to `out`.
@@ -75,9 +83,12 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         time: args.time.map(Duration::from_secs_f64),
         stop: &stop,
         table_mb: args.memory,
+        checkpoint: args.checkpoint.as_deref().map(|path| Checkpoint {
+            path,
+            every: Duration::from_secs_f64(args.checkpoint_every.max(0.0)),
+        }),
     };
-    let solved = solve_on_own_stack(&root, rules, tables.as_ref(), budget)
-        .ok_or_else(|| anyhow!("cannot start the solver's thread"))?;
+    let solved = solve_on_own_stack(&root, rules, tables.as_ref(), budget)?;
     let verdict = match solved.verdict {
         Verdict::Win => "win",
         Verdict::Draw => "draw",

@@ -6,12 +6,14 @@
 //! threshold; the most promising child gets thresholds that send the search back up as
 //! soon as another child becomes more promising.
 
+use super::checkpoint::{Checkpoint, Owner, load, save};
 use super::table::{FINITE_MAX, INFINITE, ProofTable};
 use crate::rules::Rules;
 use crate::rules::movegen::has_legal_turn;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::tablebase::{Outcome, Tablebase};
+use anyhow::{Context, Result, anyhow, bail};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -53,6 +55,9 @@ pub struct Budget<'a> {
     pub stop: &'a AtomicBool,
     /// Size of each proof table, in MiB.
     pub table_mb: usize,
+    /// Where to save the table now and then (and when the budget runs out), and to
+    /// resume from.
+    pub checkpoint: Option<Checkpoint<'a>>,
 }
 
 /// The value of a position for its side to move, proved.
@@ -84,6 +89,9 @@ pub struct Solved {
 
 /// One df-pn search.
 struct Search<'a> {
+    /// Whose checkpoint the table is.
+    owner: Owner,
+    last_saved: Instant,
     rules: Rules,
     tables: Option<&'a Tablebase>,
     prover: Color,
@@ -152,6 +160,11 @@ impl Search<'_> {
                 .is_some_and(|t| self.started.elapsed() >= t);
             if over_nodes || over_time || self.budget.stop.load(Ordering::Relaxed) {
                 self.aborted = true;
+            }
+            if let Some(checkpoint) = self.budget.checkpoint
+                && (self.aborted || self.last_saved.elapsed() >= checkpoint.every)
+            {
+                self.save(checkpoint);
             }
         }
         self.aborted
@@ -233,6 +246,14 @@ impl Search<'_> {
         (phi, delta)
     }
 
+    /// Saves the table; a failure is reported and the search goes on.
+    fn save(&mut self, checkpoint: Checkpoint<'_>) {
+        if let Err(e) = save(checkpoint.path, self.owner, &self.table) {
+            tracing::warn!("{e:#}");
+        }
+        self.last_saved = Instant::now();
+    }
+
     /// After a finished search of the root: a turn whose child reaches the root mover's
     /// goal (the child's mover, the root mover's opponent, fails at its own).
     fn goal_turn(&mut self, root: &Position) -> Option<Turn> {
@@ -258,10 +279,14 @@ fn drawing_turn(
     rules: Rules,
     tables: Option<&Tablebase>,
     budget: Budget<'_>,
-) -> (Option<Turn>, u64) {
+) -> Result<(Option<Turn>, u64)> {
     let mut turns = Vec::new();
     rules.turn_rules().generate(root, &mut turns);
     let opponent = root.side_to_move().opposite();
+    let budget = Budget {
+        checkpoint: None,
+        ..budget
+    };
     let mut nodes = 0;
     for turn in turns {
         let (proof, used) = prove(
@@ -270,13 +295,13 @@ fn drawing_turn(
             tables,
             Query { prover: opponent },
             budget,
-        );
+        )?;
         nodes += used;
         if matches!(proof, Proof::Disproved(_)) {
-            return (Some(turn), nodes);
+            return Ok((Some(turn), nodes));
         }
     }
-    (None, nodes)
+    Ok((None, nodes))
 }
 
 /// Whether `query.prover` wins from `root` under `rules`, with `tables` as leaves.
@@ -286,12 +311,33 @@ pub fn prove(
     tables: Option<&Tablebase>,
     query: Query,
     budget: Budget<'_>,
-) -> (Proof, u64) {
+) -> Result<(Proof, u64)> {
+    let owner = Owner::of(root, &rules, query.prover);
+    let mut table = ProofTable::new(budget.table_mb);
+    if let Some(checkpoint) = budget.checkpoint
+        && let Some((saved, entries)) = load(checkpoint.path)?
+    {
+        if (saved.root, saved.board, saved.chain_rule)
+            != (owner.root, owner.board, owner.chain_rule)
+        {
+            bail!(
+                "{} is the checkpoint of another position or other rules",
+                checkpoint.path.display()
+            );
+        }
+        if saved == owner {
+            for (key, phi, delta, work) in entries {
+                table.put(key, phi, delta, work);
+            }
+        }
+    }
     let mut search = Search {
+        owner,
+        last_saved: Instant::now(),
         rules,
         tables,
         prover: query.prover,
-        table: ProofTable::new(budget.table_mb),
+        table,
         path: Vec::new(),
         nodes: 0,
         budget,
@@ -318,24 +364,41 @@ pub fn prove(
     } else {
         Proof::Proved(None)
     };
-    (proof, search.nodes)
+    Ok((proof, search.nodes))
 }
 
 /// The value of `root` for its side to move: first whether it wins, then, if not,
-/// whether its opponent does.
+/// whether its opponent does. With a checkpoint, a run goes on from the file's table (and
+/// from the second question when the file says the first was answered), and the file is
+/// removed once the value is proved.
 pub fn solve(
     root: &Position,
     rules: Rules,
     tables: Option<&Tablebase>,
     budget: Budget<'_>,
-) -> Solved {
+) -> Result<Solved> {
     let started = Instant::now();
     let mover = root.side_to_move();
-    let (first, first_nodes) = prove(root, rules, tables, Query { prover: mover }, budget);
+    let second_owner = Owner::of(root, &rules, mover.opposite());
+    let first_answered = match budget.checkpoint {
+        Some(checkpoint) => load(checkpoint.path)?.is_some_and(|(owner, _)| owner == second_owner),
+        None => false,
+    };
+    let (first, first_nodes) = if first_answered {
+        (Proof::Disproved(None), 0)
+    } else {
+        prove(root, rules, tables, Query { prover: mover }, budget)?
+    };
     let (verdict, best, nodes) = match first {
         Proof::Proved(turn) => (Verdict::Win, turn, first_nodes),
         Proof::Unknown => (Verdict::Unknown, None, first_nodes),
         Proof::Disproved(_) => {
+            if let Some(checkpoint) = budget.checkpoint
+                && !first_answered
+            {
+                // The file now says that the first question is answered.
+                save(checkpoint.path, second_owner, &ProofTable::new(1))?;
+            }
             let budget = Budget {
                 time: budget.time.map(|t| t.saturating_sub(started.elapsed())),
                 nodes: budget.nodes.map(|n| n.saturating_sub(first_nodes)),
@@ -349,23 +412,28 @@ pub fn solve(
                     prover: mover.opposite(),
                 },
                 budget,
-            );
+            )?;
             match second {
                 Proof::Proved(_) => (Verdict::Loss, None, first_nodes + nodes),
                 Proof::Disproved(_) => {
-                    let (turn, more) = drawing_turn(root, rules, tables, budget);
+                    let (turn, more) = drawing_turn(root, rules, tables, budget)?;
                     (Verdict::Draw, turn, first_nodes + nodes + more)
                 }
                 Proof::Unknown => (Verdict::Unknown, None, first_nodes + nodes),
             }
         }
     };
-    Solved {
+    if verdict != Verdict::Unknown
+        && let Some(checkpoint) = budget.checkpoint
+    {
+        let _ = std::fs::remove_file(checkpoint.path);
+    }
+    Ok(Solved {
         verdict,
         best,
         nodes,
         elapsed: started.elapsed(),
-    }
+    })
 }
 
 /// [`solve`] on a thread of its own with room for the longest line (proof-number search
@@ -375,14 +443,14 @@ pub fn solve_on_own_stack(
     rules: Rules,
     tables: Option<&Tablebase>,
     budget: Budget<'_>,
-) -> Option<Solved> {
+) -> Result<Solved> {
     std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("solve".into())
             .stack_size(STACK_BYTES)
             .spawn_scoped(scope, || solve(root, rules, tables, budget))
-            .ok()?
+            .context("cannot start the solver's thread")?
             .join()
-            .ok()
+            .map_err(|_| anyhow!("the solver failed"))?
     })
 }

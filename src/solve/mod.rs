@@ -14,9 +14,11 @@
 //! `draw` verdict therefore says that no win was found for either side under the path's
 //! repetitions; on every position checked against the tables it agreed (see the tests).
 
+mod checkpoint;
 mod cli;
 mod dfpn;
 mod table;
 
+pub use checkpoint::Checkpoint;
 pub use cli::{SolveArgs, run_cli};
 pub use dfpn::{Budget, Proof, Query, Solved, Verdict, prove, solve, solve_on_own_stack};

@@ -8,6 +8,9 @@ pub const INFINITE: u32 = u32::MAX / 4;
 /// The largest proof number of a node not yet decided.
 pub const FINITE_MAX: u32 = INFINITE - 1;
 
+/// An entry as it is saved and read back: key, phi, delta, work.
+pub type Stored = (u64, u32, u32, u64);
+
 #[derive(Copy, Clone, Default)]
 struct Entry {
     /// The position's key, 0 for an empty slot.
@@ -47,6 +50,14 @@ impl ProofTable {
             .iter()
             .find(|e| e.key == key && key != 0)
             .map(|e| (e.phi, e.delta))
+    }
+
+    /// Every stored entry: key, phi, delta, work.
+    pub fn stored(&self) -> impl Iterator<Item = Stored> + '_ {
+        self.entries
+            .iter()
+            .filter(|e| e.key != 0)
+            .map(|e| (e.key, e.phi, e.delta, e.work))
     }
 
     /// Stores `(phi, delta)` for `key`, found with `work` nodes below it.

@@ -1,0 +1,152 @@
+//! Checkpoints of a proof: the proof table written to a file now and then, so that a
+//! solve stopped by its time, Ctrl-C or a crash goes on from there. The file says which
+//! position, rules and question it belongs to, carries a checksum, and is written through
+//! a temporary name.
+//!
+//! Layout (little-endian): `VATOPNS1`, the format version (u32), the board (u8: 0 Tsivy,
+//! 1 Dimy), the chain rule (u8: 0 optional, 1 mandatory), the prover (u8: 0 White,
+//! 1 Black), a zero byte, the root's key (u64), the number of entries (u64), the XXH3-64
+//! checksum of the entries (u64), then each entry: key (u64), phi (u32), delta (u32), work
+//! (u64).
+
+use super::table::{ProofTable, Stored};
+use crate::rules::board::Board;
+use crate::rules::position::{Color, Position};
+use crate::rules::{ChainRule, Rules};
+use crate::safe_file::{checksum, write_atomically};
+use anyhow::{Context, Result, bail};
+use std::path::Path;
+use std::time::Duration;
+
+const MAGIC: &[u8; 8] = b"VATOPNS1";
+const VERSION: u32 = 1;
+const HEADER_BYTES: usize = 40;
+const ENTRY_BYTES: usize = 24;
+
+/// Where and how often a search saves its table.
+#[derive(Copy, Clone, Debug)]
+pub struct Checkpoint<'a> {
+    /// The checkpoint file.
+    pub path: &'a Path,
+    /// Time between two saves.
+    pub every: Duration,
+}
+
+/// Which search a checkpoint belongs to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Owner {
+    /// The root's key.
+    pub root: u64,
+    /// The board.
+    pub board: Board,
+    /// The chain rule.
+    pub chain_rule: ChainRule,
+    /// The side whose win is being proved.
+    pub prover: Color,
+}
+
+impl Owner {
+    /// The owner of the search of `prover`'s win from `root` under `rules`.
+    pub fn of(root: &Position, rules: &Rules, prover: Color) -> Owner {
+        Owner {
+            root: root.key(),
+            board: rules.board,
+            chain_rule: rules.chain_rule,
+            prover,
+        }
+    }
+}
+
+/// Writes `table` as the checkpoint of `owner`.
+pub fn save(path: &Path, owner: Owner, table: &ProofTable) -> Result<()> {
+    let mut body = Vec::new();
+    for (key, phi, delta, work) in table.stored() {
+        body.extend_from_slice(&key.to_le_bytes());
+        body.extend_from_slice(&phi.to_le_bytes());
+        body.extend_from_slice(&delta.to_le_bytes());
+        body.extend_from_slice(&work.to_le_bytes());
+    }
+    let mut bytes = Vec::with_capacity(HEADER_BYTES + body.len());
+    bytes.extend_from_slice(MAGIC);
+    bytes.extend_from_slice(&VERSION.to_le_bytes());
+    bytes.push(match owner.board {
+        Board::Tsivy => 0,
+        Board::Dimy => 1,
+    });
+    bytes.push(match owner.chain_rule {
+        ChainRule::Optional => 0,
+        ChainRule::Mandatory => 1,
+    });
+    bytes.push(match owner.prover {
+        Color::White => 0,
+        Color::Black => 1,
+    });
+    bytes.push(0);
+    bytes.extend_from_slice(&owner.root.to_le_bytes());
+    bytes.extend_from_slice(&((body.len() / ENTRY_BYTES) as u64).to_le_bytes());
+    bytes.extend_from_slice(&checksum(&body).to_le_bytes());
+    bytes.extend_from_slice(&body);
+    write_atomically(path, &bytes)
+}
+
+/// Reads the checkpoint at `path`: its owner and entries `(key, phi, delta, work)`.
+/// `Ok(None)` when there is no such file.
+pub fn load(path: &Path) -> Result<Option<(Owner, Vec<Stored>)>> {
+    let name = path.display();
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("cannot read the checkpoint {name}")),
+    };
+    if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
+        bail!("{name} is not a solver checkpoint");
+    }
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
+    if version != VERSION {
+        bail!("{name}: checkpoint format {version}, this Vato reads {VERSION}");
+    }
+    let board = match bytes[12] {
+        0 => Board::Tsivy,
+        1 => Board::Dimy,
+        _ => bail!("{name}: unknown board in the checkpoint"),
+    };
+    let chain_rule = match bytes[13] {
+        0 => ChainRule::Optional,
+        1 => ChainRule::Mandatory,
+        _ => bail!("{name}: unknown chain rule in the checkpoint"),
+    };
+    let prover = match bytes[14] {
+        0 => Color::White,
+        1 => Color::Black,
+        _ => bail!("{name}: unknown prover in the checkpoint"),
+    };
+    let (root, count, sum) = (word(16), word(24), word(32));
+    let body = &bytes[HEADER_BYTES..];
+    if Some(body.len() as u64) != count.checked_mul(ENTRY_BYTES as u64) {
+        bail!("{name} is truncated or damaged");
+    }
+    if checksum(body) != sum {
+        bail!("{name} is damaged: its checksum does not match");
+    }
+    let entries = body
+        .chunks_exact(ENTRY_BYTES)
+        .map(|e| {
+            (
+                u64::from_le_bytes(e[..8].try_into().expect("8 bytes")),
+                u32::from_le_bytes(e[8..12].try_into().expect("4 bytes")),
+                u32::from_le_bytes(e[12..16].try_into().expect("4 bytes")),
+                u64::from_le_bytes(e[16..24].try_into().expect("8 bytes")),
+            )
+        })
+        .collect();
+    Ok(Some((
+        Owner {
+            root,
+            board,
+            chain_rule,
+            prover,
+        },
+        entries,
+    )))
+}

@@ -222,3 +222,37 @@ fn a_stopped_solve_goes_on_from_its_checkpoint() {
     let (ok, _, error) = vato_solve(&["--fen", "9/9/8B/5W3/9 w", "--checkpoint", file]);
     assert!(!ok && error.contains("another position"), "{error}");
 }
+
+#[test]
+fn shards_of_the_root_turns_combine_into_the_single_answer() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-shards");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for fen in ["9/B8/9/6W1W/9 b", "9/9/8B/5W3/9 w", "3W5/1B7/9/8W/9 w"] {
+        let (ok, single, _) = vato_solve(&["--fen", fen, "--memory", "64"]);
+        assert!(ok, "{single}");
+        let mut parts = Vec::new();
+        for k in 1..=3 {
+            let (ok, part, _) =
+                vato_solve(&["--fen", fen, "--memory", "64", "--shard", &format!("{k}/3")]);
+            assert!(ok && part.lines().all(|l| l.starts_with("turn ")), "{part}");
+            let file = dir.join(format!("part-{k}.txt"));
+            std::fs::write(&file, part).unwrap();
+            parts.push(file);
+        }
+        let mut args = vec!["--fen", fen, "--combine"];
+        args.extend(parts.iter().map(|p| p.to_str().unwrap()));
+        let (ok, combined, error) = vato_solve(&args);
+        assert!(ok, "{error}");
+        let verdict = |answer: &str| answer.split_whitespace().next().unwrap().to_string();
+        assert_eq!(
+            verdict(&combined),
+            verdict(&single),
+            "{fen}: {combined} against {single}"
+        );
+        // A missing shard is refused.
+        args.pop();
+        let (ok, _, error) = vato_solve(&args);
+        assert!(!ok && error.contains("each turn exactly once"), "{error}");
+    }
+}

@@ -256,3 +256,32 @@ fn shards_of_the_root_turns_combine_into_the_single_answer() {
         assert!(!ok && error.contains("each turn exactly once"), "{error}");
     }
 }
+
+#[test]
+fn fanoron_dimy_is_a_draw_and_b2c3a_its_only_drawing_first_turn() {
+    let rules = rules_on(Board::Dimy);
+    let start = rules.start();
+    let stop = AtomicBool::new(false);
+    let budget = Budget {
+        nodes: Some(50_000_000),
+        time: None,
+        stop: &stop,
+        table_mb: 256,
+        checkpoint: None,
+    };
+    let tables = Tablebase::open(tables_dir(Board::Dimy), rules, 3).unwrap();
+    let solved = solve(&start, rules, Some(&tables), budget).unwrap();
+    assert_eq!(solved.verdict, Verdict::Draw);
+    let turn_rules = rules.turn_rules();
+    let spelled = |turn| vato::rules::notation::spell_turn(&start, turn_rules, turn);
+    assert_eq!(solved.best.map(spelled).as_deref(), Some("b2c3A"));
+    for (text, turn) in vato::rules::notation::spelled_turns(&start, turn_rules) {
+        let after = solve(&start.play(turn), rules, Some(&tables), budget).unwrap();
+        let expected = if text == "b2c3A" {
+            Verdict::Draw
+        } else {
+            Verdict::Win
+        };
+        assert_eq!(after.verdict, expected, "after {text}");
+    }
+}

@@ -16,12 +16,7 @@ set -eu
 . "$(dirname "$0")/parallel-common.sh"
 shift 3
 
-pending=""
-k=1
-while [ "$k" -le "$shards" ]; do
-    [ -e "part-$k.book" ] || pending="$pending $k"
-    k=$((k + 1))
-done
+pending=$(pending_shards 'part-%s.book')
 if [ -n "$pending" ]; then
     # A build writes part-K.book.partial and renames it when complete.
     # shellcheck disable=SC2016
@@ -34,5 +29,4 @@ if [ -n "$pending" ]; then
         sh {} "$shards" "$vato" "$@"
 fi
 # shellcheck disable=SC2046
-"$vato" book merge book.book $(k=1; while [ "$k" -le "$shards" ]; do
-    printf 'part-%s.book ' "$k"; k=$((k + 1)); done)
+"$vato" book merge book.book $(seq -f 'part-%g.book' 1 "$shards")

@@ -1,6 +1,7 @@
-# Shared by parallel-match.sh and parallel-datagen.sh (sourced, not run): checks the
-# arguments and GNU parallel, and sets logins (the login file's absolute path), shards,
-# dir and vato (absolute when given as a path); the remaining arguments are the job's.
+# Shared by parallel-match.sh, parallel-datagen.sh and parallel-book.sh (sourced, not
+# run): checks the arguments and GNU parallel, and sets logins (the login file's absolute
+# path), shards, dir and vato (absolute when given as a path); the remaining arguments are
+# the job's.
 # Leaves the caller in DIR.
 if [ $# -lt 4 ]; then
     echo "usage: $(basename "$0") LOGINS SHARDS DIR ARGUMENTS..." >&2
@@ -19,3 +20,14 @@ case $vato in
 esac
 mkdir -p "$dir"
 cd "$dir"
+
+# The numbers K of the shards whose finished file, FORMAT with K for %s (`part-%s.book`),
+# is not in DIR yet, one a line: the shards still to run.
+pending_shards() {
+    k=1
+    while [ "$k" -le "$shards" ]; do
+        # shellcheck disable=SC2059
+        [ -e "$(printf "$1" "$k")" ] || echo "$k"
+        k=$((k + 1))
+    done
+}

@@ -15,12 +15,7 @@ set -eu
 . "$(dirname "$0")/parallel-common.sh"
 shift 3
 
-pending=""
-k=1
-while [ "$k" -le "$shards" ]; do
-    [ -e "part-$k.vdata" ] || pending="$pending $k"
-    k=$((k + 1))
-done
+pending=$(pending_shards 'part-%s.vdata')
 if [ -n "$pending" ]; then
     # Datagen writes part-K.vdata.partial and renames it when complete.
     # shellcheck disable=SC2016

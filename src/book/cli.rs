@@ -7,37 +7,17 @@ use super::journal::Journal;
 use super::suite::opening_suite;
 use super::text::write_text;
 use crate::progress::{JobProgress, PLAIN_EVERY, stop_on_ctrl_c};
+use crate::rules::Rules;
 use crate::rules::board::Board;
 use crate::rules::fen::parse_position_on;
-use crate::rules::{ChainRule, Rules};
 use crate::safe_file::write_atomically;
 use crate::shard::Shard;
+use crate::tablebase::TableRules;
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
-
-/// The rules a book is for.
-#[derive(Debug, clap::Args)]
-pub struct BookRuleArgs {
-    /// A book for the variant where a capture chain must go on while it can.
-    #[arg(long)]
-    mandatory_continuation: bool,
-    /// The game: tsivy or dimy.
-    #[arg(long, value_name = "GAME", default_value = "tsivy", value_parser = crate::rules::variant::parse_capture_board)]
-    variant: Board,
-}
-
-impl BookRuleArgs {
-    fn rules(&self) -> Rules {
-        Rules {
-            chain_rule: ChainRule::mandatory_if(self.mandatory_continuation),
-            board: self.variant,
-            ..Rules::default()
-        }
-    }
-}
 
 /// The `vato book` jobs.
 #[derive(Debug, clap::Subcommand)]
@@ -85,7 +65,7 @@ pub enum BookCommand {
         #[arg(long)]
         tables: Option<PathBuf>,
         #[command(flatten)]
-        rules: BookRuleArgs,
+        rules: TableRules,
     },
     /// Writes a book (Vato's file or the web interface's text) as the web interface's text.
     Export {
@@ -94,7 +74,7 @@ pub enum BookCommand {
         /// The text file to write.
         text: PathBuf,
         #[command(flatten)]
-        rules: BookRuleArgs,
+        rules: TableRules,
     },
     /// Reads a book in the web interface's text form into Vato's book file.
     Import {
@@ -103,7 +83,7 @@ pub enum BookCommand {
         /// The book file to write.
         book: PathBuf,
         #[command(flatten)]
-        rules: BookRuleArgs,
+        rules: TableRules,
     },
     /// Joins books (shards of one build, or any books of the same rules) into one.
     Merge {
@@ -113,7 +93,7 @@ pub enum BookCommand {
         #[arg(required = true)]
         books: Vec<PathBuf>,
         #[command(flatten)]
-        rules: BookRuleArgs,
+        rules: TableRules,
     },
     /// Prints match openings from a book: the positions PLIES turns in whose searched
     /// score gives one side between LOW and HIGH centi-stones.
@@ -130,7 +110,7 @@ pub enum BookCommand {
         #[arg(long, default_value_t = 100)]
         high: i16,
         #[command(flatten)]
-        rules: BookRuleArgs,
+        rules: TableRules,
     },
 }
 

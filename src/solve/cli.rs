@@ -3,12 +3,11 @@
 use super::checkpoint::Checkpoint;
 use super::dfpn::{Budget, Verdict, solve_on_own_stack};
 use crate::progress::stop_on_ctrl_c;
-use crate::rules::board::Board;
+use crate::rules::Rules;
 use crate::rules::fen::parse_position_on;
 use crate::rules::notation::{spell_turn, spelled_turns};
-use crate::rules::{ChainRule, Rules};
 use crate::shard::Shard;
-use crate::tablebase::{MAX_STONES, Tablebase, default_dir};
+use crate::tablebase::{MAX_STONES, TableRules, Tablebase, default_dir};
 use anyhow::{Context, Result, anyhow, bail};
 use std::io::Write;
 use std::path::PathBuf;
@@ -20,12 +19,8 @@ pub struct SolveArgs {
     /// The position; default the start position.
     #[arg(long)]
     fen: Option<String>,
-    /// The game: tsivy or dimy.
-    #[arg(long, value_name = "GAME", default_value = "tsivy", value_parser = crate::rules::variant::parse_capture_board)]
-    variant: Board,
-    /// The variant where a capture chain must go on while it can.
-    #[arg(long)]
-    mandatory_continuation: bool,
+    #[command(flatten)]
+    rules: TableRules,
     /// Endgame tables used as leaves; default the engine's folder (none if it has none).
     #[arg(long)]
     tablebase_path: Option<PathBuf>,
@@ -134,11 +129,7 @@ fn read_shard_lines(
 
 /// Runs `vato solve`, writing the verdict to `out`.
 pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
-    let rules = Rules {
-        board: args.variant,
-        chain_rule: ChainRule::mandatory_if(args.mandatory_continuation),
-        ..Rules::default()
-    };
+    let rules = args.rules.rules();
     let root = match &args.fen {
         Some(text) => parse_position_on(rules.board, text).context("bad --fen")?,
         None => rules.start(),

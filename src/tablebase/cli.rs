@@ -18,21 +18,22 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// The rules a set of tables is built for, shared by every `vato tablebase` job.
+/// The rules of a command-line job on tables, books or proofs: the board and the chain
+/// rule (`vato tablebase`, `vato book` and `vato solve` take them alike).
 #[derive(Debug, clap::Args)]
 pub struct TableRules {
-    /// Tables for the variant where a capture chain must go on while it can.
+    /// The variant where a capture chain must go on while it can.
     #[arg(long)]
     mandatory_continuation: bool,
-    /// The game: tsivy or dimy (Dimy's files are named `vato-dimy-AvB.vtb`, so both sets
-    /// can share a folder).
+    /// The game: tsivy or dimy (Dimy's tables are the files `vato-dimy-AvB...`, so both
+    /// sets can share a folder).
     #[arg(long, value_name = "GAME", default_value = "tsivy", value_parser = crate::rules::variant::parse_capture_board)]
     variant: Board,
 }
 
 impl TableRules {
-    /// The rules of the tables: the defaults, with the chain rule and board asked for.
-    fn rules(&self) -> Rules {
+    /// The default rules, with the chain rule and board asked for.
+    pub fn rules(&self) -> Rules {
         Rules {
             chain_rule: ChainRule::mandatory_if(self.mandatory_continuation),
             board: self.variant,

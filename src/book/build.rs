@@ -24,7 +24,7 @@ use crate::rules::position::Position;
 use crate::shard::Shard;
 use crate::tablebase::Tablebase;
 use anyhow::Result;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -142,16 +142,12 @@ pub fn build(
             })
             .collect();
         // The positions of this level not searched yet, each once, in a fixed order.
-        let mut wanted: Vec<Position> = Vec::new();
-        for visit in &visits {
-            let key = visit.position.key();
-            if done.contains_key(&key) {
-                continue;
-            }
-            if !wanted.iter().any(|p| p.key() == key) {
-                wanted.push(visit.position);
-            }
-        }
+        let mut seen = HashSet::new();
+        let mut wanted: Vec<Position> = visits
+            .iter()
+            .map(|visit| visit.position)
+            .filter(|p| !done.contains_key(&p.key()) && seen.insert(p.key()))
+            .collect();
         if let Some(limit) = settings.max_positions {
             let room = limit.saturating_sub(done.len());
             if wanted.len() > room {

@@ -189,16 +189,19 @@ fn a_stopped_solve_goes_on_from_its_checkpoint() {
         assert!(!std::path::Path::new(file).exists(), "removed once proved");
     }
     // A damaged checkpoint, and one of another position: one line, nothing solved.
-    vato_solve(&[
-        "--fen",
-        fen,
-        "--memory",
-        "64",
-        "--nodes",
-        "3000",
-        "--checkpoint",
-        file,
-    ]);
+    let stop_early = || {
+        vato_solve(&[
+            "--fen",
+            fen,
+            "--memory",
+            "64",
+            "--nodes",
+            "3000",
+            "--checkpoint",
+            file,
+        ])
+    };
+    stop_early();
     let mut bytes = std::fs::read(file).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 4;
@@ -209,16 +212,7 @@ fn a_stopped_solve_goes_on_from_its_checkpoint() {
         "{error}"
     );
     std::fs::remove_file(file).unwrap();
-    vato_solve(&[
-        "--fen",
-        fen,
-        "--memory",
-        "64",
-        "--nodes",
-        "3000",
-        "--checkpoint",
-        file,
-    ]);
+    stop_early();
     let (ok, _, error) = vato_solve(&["--fen", "9/9/8B/5W3/9 w", "--checkpoint", file]);
     assert!(!ok && error.contains("another position"), "{error}");
 }

@@ -25,6 +25,18 @@ pub struct BookTurn {
     pub depth: u8,
 }
 
+/// `<turn> weight <w> score <s> depth <d>`, as the `book` command and the book's `info
+/// string` show a turn.
+impl fmt::Display for BookTurn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} weight {} score {} depth {}",
+            self.turn, self.weight, self.score, self.depth
+        )
+    }
+}
+
 /// The rules a book was built for: it is used under these rules only.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct BookRules {

@@ -30,7 +30,7 @@ use crate::rules::perft::perft_report;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::rules::variant::Variant;
-use crate::solve::{Budget, Verdict, solve_on_own_stack};
+use crate::solve::{Budget, solve_on_own_stack};
 use crate::tablebase::{Tablebase, Value as TablebaseValue, default_dir, layer_names};
 use crate::timestamp::log_timestamp;
 use std::fs::{File, OpenOptions};
@@ -555,12 +555,7 @@ impl Session {
         match book::turns_for(&book, self.game.position(), self.game.rules()) {
             Err(why) => self.say(&format!("book none: {why}")),
             Ok(turns) if turns.is_empty() => self.say("book none: the position is not in the book"),
-            Ok(turns) => self.out.lines(turns.iter().map(|t| {
-                format!(
-                    "book {} weight {} score {} depth {}",
-                    t.turn, t.weight, t.score, t.depth
-                )
-            })),
+            Ok(turns) => self.out.lines(turns.iter().map(|t| format!("book {t}"))),
         }
     }
 
@@ -1002,10 +997,7 @@ impl SearchJob {
         let outcome = if self.decided {
             Outcome::default()
         } else if let Some((turn, entry)) = &self.from_book {
-            self.out.line(&format!(
-                "info string book {} weight {} score {} depth {}",
-                entry.turn, entry.weight, entry.score, entry.depth
-            ));
+            self.out.line(&format!("info string book {entry}"));
             let report = Report {
                 depth: u32::from(entry.depth.max(1)),
                 seldepth: u32::from(entry.depth.max(1)),
@@ -1126,24 +1118,9 @@ fn solve_line(
             return format!("info string error solve: {why}");
         }
     };
-    let verdict = match solved.verdict {
-        Verdict::Win => "win",
-        Verdict::Draw => "draw",
-        Verdict::Loss => "loss",
-        Verdict::Unknown => "unknown",
-    };
-    let best = solved
-        .best
-        .map(|turn| {
-            format!(
-                " bestmove {}",
-                spell_turn(position, rules.turn_rules(), turn)
-            )
-        })
-        .unwrap_or_default();
     format!(
-        "info string solve {verdict}{best} nodes {} time {}",
-        solved.nodes,
+        "info string solve {} time {}",
+        solved.summary(position, &rules),
         solved.elapsed.as_millis()
     )
 }

@@ -5,7 +5,7 @@ use super::dfpn::{Budget, Verdict, solve_on_own_stack};
 use crate::progress::stop_on_ctrl_c;
 use crate::rules::Rules;
 use crate::rules::fen::parse_position_on;
-use crate::rules::notation::{spell_turn, spelled_turns};
+use crate::rules::notation::spelled_turns;
 use crate::shard::Shard;
 use crate::tablebase::{MAX_STONES, TableRules, Tablebase, default_dir};
 use anyhow::{Context, Result, anyhow, bail};
@@ -52,15 +52,6 @@ pub struct SolveArgs {
     /// values (every turn must be there, decided).
     #[arg(long, value_name = "FILE", num_args = 1..)]
     combine: Option<Vec<PathBuf>>,
-}
-
-fn verdict_word(verdict: Verdict) -> &'static str {
-    match verdict {
-        Verdict::Win => "win",
-        Verdict::Draw => "draw",
-        Verdict::Loss => "loss",
-        Verdict::Unknown => "unknown",
-    }
 }
 
 /// The root's value from the values of the positions after each of its turns (for their
@@ -168,12 +159,7 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
             bail!("a shard left a turn undecided: solve it again with more time");
         };
         let best = turn.map(|t| format!(" bestmove {t}")).unwrap_or_default();
-        writeln!(
-            out,
-            "{}{best} (from {} turns)",
-            verdict_word(verdict),
-            children.len()
-        )?;
+        writeln!(out, "{}{best} (from {} turns)", verdict, children.len())?;
         out.flush()?;
         return Ok(());
     }
@@ -187,29 +173,19 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
             }
             let child = root.play(turn);
             let solved = solve_on_own_stack(&child, rules, tables.as_ref(), budget)?;
-            writeln!(
-                out,
-                "turn {text} {} nodes {}",
-                verdict_word(solved.verdict),
-                solved.nodes
-            )?;
+            writeln!(out, "turn {text} {} nodes {}", solved.verdict, solved.nodes)?;
             out.flush()?;
         }
         return Ok(());
     }
     let solved = solve_on_own_stack(&root, rules, tables.as_ref(), budget)?;
-    let verdict = verdict_word(solved.verdict);
-    let best = solved
-        .best
-        .map(|turn| format!(" bestmove {}", spell_turn(&root, rules.turn_rules(), turn)))
-        .unwrap_or_default();
     let tables_used = tables.as_ref().map_or("no tables".to_string(), |t| {
         format!("tables up to {} stones", t.max_stones())
     });
     writeln!(
         out,
-        "{verdict}{best} nodes {} time {:.3} ({tables_used})",
-        solved.nodes,
+        "{} time {:.3} ({tables_used})",
+        solved.summary(&root, &rules),
         solved.elapsed.as_secs_f64()
     )?;
     out.flush()?;

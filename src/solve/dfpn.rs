@@ -10,6 +10,7 @@ use super::checkpoint::{Checkpoint, Owner, load, save};
 use super::table::{FINITE_MAX, INFINITE, ProofTable};
 use crate::rules::Rules;
 use crate::rules::movegen::has_legal_turn;
+use crate::rules::notation::spell_turn;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::tablebase::{Outcome, Tablebase};
@@ -85,6 +86,29 @@ pub struct Solved {
     pub nodes: u64,
     /// Time taken.
     pub elapsed: Duration,
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Verdict::Win => "win",
+            Verdict::Draw => "draw",
+            Verdict::Loss => "loss",
+            Verdict::Unknown => "unknown",
+        })
+    }
+}
+
+impl Solved {
+    /// `<verdict>[ bestmove <turn>] nodes <N>`, the turn spelled in `root` under `rules`:
+    /// the common part of the answers of `vato solve` and the `solve` command.
+    pub fn summary(&self, root: &Position, rules: &Rules) -> String {
+        let best = self
+            .best
+            .map(|turn| format!(" bestmove {}", spell_turn(root, rules.turn_rules(), turn)))
+            .unwrap_or_default();
+        format!("{}{best} nodes {}", self.verdict, self.nodes)
+    }
 }
 
 /// One df-pn search.

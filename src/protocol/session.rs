@@ -990,6 +990,37 @@ impl SearchJob {
         }
     }
 
+    /// An answer found without a search (the book's, the tables'): the line saying where it
+    /// comes from, one `info` line with the turn, `depth` and `score`, and the outcome.
+    fn answer_at_once(
+        &self,
+        root: &Position,
+        said: &str,
+        turn: Turn,
+        depth: u32,
+        score: i32,
+    ) -> Outcome {
+        self.out.line(said);
+        let report = Report {
+            depth,
+            seldepth: depth,
+            multipv: 1,
+            score: Score::Centi(score),
+            nodes: 0,
+            elapsed: Duration::ZERO,
+            hashfull: 0,
+            tbhits: 0,
+            pv: vec![turn],
+        };
+        let rule = self.request.rules.turn_rules();
+        self.out
+            .line(&info_line(root, rule, &report, self.show_wdl));
+        Outcome {
+            best: Some(turn),
+            ..Outcome::default()
+        }
+    }
+
     /// Searches, writes the `info` lines and then the one `bestmove`.
     fn run(self) {
         let root = *self.request.history.last().expect("history holds the root");
@@ -997,43 +1028,24 @@ impl SearchJob {
         let outcome = if self.decided {
             Outcome::default()
         } else if let Some((turn, entry)) = &self.from_book {
-            self.out.line(&format!("info string book {entry}"));
-            let report = Report {
-                depth: u32::from(entry.depth.max(1)),
-                seldepth: u32::from(entry.depth.max(1)),
-                multipv: 1,
-                score: Score::Centi(entry.score.into()),
-                nodes: 0,
-                elapsed: Duration::ZERO,
-                hashfull: 0,
-                tbhits: 0,
-                pv: vec![*turn],
-            };
-            self.out
-                .line(&info_line(&root, rule, &report, self.show_wdl));
-            Outcome {
-                best: Some(*turn),
-                ..Outcome::default()
-            }
+            let depth = u32::from(entry.depth.max(1));
+            let score = i32::from(entry.score);
+            self.answer_at_once(
+                &root,
+                &format!("info string book {entry}"),
+                *turn,
+                depth,
+                score,
+            )
         } else if let Some((turn, value)) = self.from_tables {
-            self.out.line(&format!("info string tablebase {value}"));
-            let report = Report {
-                depth: 1,
-                seldepth: 1,
-                multipv: 1,
-                score: Score::Centi(tablebase_score(value, 0)),
-                nodes: 0,
-                elapsed: Duration::ZERO,
-                hashfull: 0,
-                tbhits: 0,
-                pv: vec![turn],
-            };
-            self.out
-                .line(&info_line(&root, rule, &report, self.show_wdl));
-            Outcome {
-                best: Some(turn),
-                ..Outcome::default()
-            }
+            let score = tablebase_score(value, 0);
+            self.answer_at_once(
+                &root,
+                &format!("info string tablebase {value}"),
+                turn,
+                1,
+                score,
+            )
         } else {
             // The scored root lines of the deepest iteration, for a weakened level.
             let mut lines: Vec<(Turn, i32)> = Vec::new();

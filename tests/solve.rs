@@ -9,7 +9,7 @@ use vato::rules::Rules;
 use vato::rules::board::Board;
 use vato::rules::movegen::has_legal_turn;
 use vato::rules::position::Position;
-use vato::solve::{Budget, Verdict, solve};
+use vato::solve::{Budget, Certificate, Verdict, solve, solve_on_own_stack};
 use vato::tablebase::{Outcome, Progress, Tablebase, build, layer_size, layers_with, position_of};
 
 fn rules_on(board: Board) -> Rules {
@@ -71,6 +71,8 @@ fn check(board: Board, stones: usize, leaves: usize, per_layer: u64) {
         stop: &stop,
         table_mb: 16,
         checkpoint: None,
+        proof: true,
+        threads: 1,
     };
     let positions = sample(board, stones, per_layer);
     assert!(positions.len() >= per_layer as usize);
@@ -78,12 +80,27 @@ fn check(board: Board, stones: usize, leaves: usize, per_layer: u64) {
     for position in &positions {
         let position = *position;
         let leaves = (leaves >= 2).then_some(&smaller);
-        let solved = solve(&position, rules, leaves, budget).unwrap();
-        if solved.verdict == Verdict::Unknown {
+        let solved = solve_on_own_stack(&position, rules, leaves, budget).unwrap();
+        // A value found, but its proof not written within the budget, counts as unknown.
+        if solved.verdict == Verdict::Unknown || solved.strategies.is_empty() {
             unknown += 1;
             continue;
         }
         assert_eq!(solved.verdict, expected(&all, &position), "{position}");
+        // The proof holds up on its own, over the same tables.
+        let certificate = Certificate {
+            root: position,
+            rules,
+            verdict: solved.verdict,
+            table_stones: if leaves.is_some() { 2 } else { 0 },
+            strategies: solved.strategies.clone(),
+        };
+        if let Err(e) = vato::solve::check(&certificate, leaves) {
+            panic!(
+                "{position}: the proof of its {} fails: {e:#}",
+                solved.verdict
+            );
+        }
         if let Some(turn) = solved.best {
             // The turn keeps the value: the child is worth the opposite to the opponent.
             let child = position.play(turn);
@@ -262,6 +279,8 @@ fn fanoron_dimy_is_a_draw_and_b2c3a_its_only_drawing_first_turn() {
         stop: &stop,
         table_mb: 256,
         checkpoint: None,
+        proof: false,
+        threads: 1,
     };
     let tables = Tablebase::open(tables_dir(Board::Dimy), rules, 3).unwrap();
     let solved = solve(&start, rules, Some(&tables), budget).unwrap();
@@ -277,5 +296,106 @@ fn fanoron_dimy_is_a_draw_and_b2c3a_its_only_drawing_first_turn() {
             Verdict::Win
         };
         assert_eq!(after.verdict, expected, "after {text}");
+    }
+}
+
+#[test]
+fn a_proof_of_fanoron_dimy_is_written_checked_and_a_forged_one_refused() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-proof");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let proof = dir.join("dimy.proof");
+    let proof_arg = proof.to_str().unwrap();
+    let tables = tables_dir(Board::Dimy).to_str().unwrap();
+    let common = ["--variant", "dimy", "--tablebase-path", tables];
+    for threads in ["1", "2"] {
+        let mut args = common.to_vec();
+        args.extend(["--threads", threads, "--proof", proof_arg]);
+        let (ok, answer, error) = vato_solve(&args);
+        assert!(ok, "{error}");
+        assert!(answer.starts_with("draw bestmove b2c3A"), "{answer}");
+        assert!(answer.contains(&format!("proof {proof_arg} (")), "{answer}");
+        let mut args = common.to_vec();
+        args.extend(["--check", proof_arg]);
+        let (ok, answer, error) = vato_solve(&args);
+        assert!(ok, "{error}");
+        assert!(
+            answer.starts_with("proof ok: draw for white in BBBBB/BBBBB/BW1BW/WWWWW/WWWWW w"),
+            "{answer}"
+        );
+    }
+
+    // Checking needs the tables the proof rests on.
+    let (ok, _, error) = vato_solve(&[
+        "--check",
+        proof_arg,
+        "--tablebase-stones",
+        "2",
+        "--tablebase-path",
+        tables,
+    ]);
+    assert!(
+        !ok && error.contains("rests on the tables of up to 3 stones"),
+        "{error}"
+    );
+
+    // A damaged file: one line, naming the file.
+    let mut bytes = std::fs::read(&proof).unwrap();
+    let damaged = dir.join("damaged.proof");
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 1;
+    std::fs::write(&damaged, &bytes).unwrap();
+    let (ok, _, error) = vato_solve(&["--check", damaged.to_str().unwrap()]);
+    assert!(!ok && error.contains("checksum"), "{error}");
+    assert_eq!(error.trim().lines().count(), 1, "{error}");
+
+    // A well-formed proof that proves nothing: White's first turn made a losing one.
+    let mut forged = Certificate::read(&proof).unwrap();
+    let start = forged.root;
+    let losing =
+        vato::rules::notation::parse_turn(&start, forged.rules.turn_rules(), "b3c3A").unwrap();
+    let white = forged
+        .strategies
+        .iter_mut()
+        .find(|s| s.owner == start.side_to_move())
+        .unwrap();
+    let at = white
+        .turns
+        .binary_search_by_key(&start.key(), |&(key, _)| key)
+        .unwrap();
+    white.turns[at].1 = losing;
+    let forged_file = dir.join("forged.proof");
+    forged.write(&forged_file).unwrap();
+    let (ok, _, error) = vato_solve(&[
+        "--check",
+        forged_file.to_str().unwrap(),
+        "--tablebase-path",
+        tables,
+    ]);
+    assert!(!ok && error.contains("does not prove its value"), "{error}");
+}
+
+#[test]
+fn two_threads_give_the_values_of_one() {
+    let rules = rules_on(Board::Dimy);
+    let tables = Tablebase::open(tables_dir(Board::Dimy), rules, 3).unwrap();
+    let stop = AtomicBool::new(false);
+    let budget = |threads| Budget {
+        nodes: Some(50_000_000),
+        time: None,
+        stop: &stop,
+        table_mb: 256,
+        checkpoint: None,
+        proof: false,
+        threads,
+    };
+    let start = rules.start();
+    let turn_rules = rules.turn_rules();
+    for (_, turn) in vato::rules::notation::spelled_turns(&start, turn_rules) {
+        let child = start.play(turn);
+        let one = solve_on_own_stack(&child, rules, Some(&tables), budget(1)).unwrap();
+        let two = solve_on_own_stack(&child, rules, Some(&tables), budget(2)).unwrap();
+        assert_eq!(one.verdict, two.verdict, "{child}");
+        assert_ne!(one.verdict, Verdict::Unknown, "{child}");
     }
 }

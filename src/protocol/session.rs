@@ -1122,6 +1122,8 @@ fn solve_line(
         stop: signals.stop_flag(),
         table_mb: SOLVE_TABLE_MB,
         checkpoint: None,
+        proof: false,
+        threads: 1,
     };
     let solved = match solve_on_own_stack(position, rules, tables, budget) {
         Ok(solved) => solved,

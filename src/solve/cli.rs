@@ -1,17 +1,19 @@
 //! `vato solve`: a position's proved value from the command line.
 
+use super::certificate::Certificate;
+use super::check::check;
 use super::checkpoint::Checkpoint;
-use super::dfpn::{Budget, Verdict, solve_on_own_stack};
+use super::dfpn::{Budget, Verdict, on_own_stack, solve_on_own_stack};
 use crate::progress::stop_on_ctrl_c;
 use crate::rules::Rules;
 use crate::rules::fen::parse_position_on;
 use crate::rules::notation::spelled_turns;
 use crate::shard::Shard;
 use crate::tablebase::{MAX_STONES, TableRules, Tablebase, default_dir};
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use std::io::Write;
-use std::path::PathBuf;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// The arguments of `vato solve`.
 #[derive(Debug, clap::Args)]
@@ -27,9 +29,22 @@ pub struct SolveArgs {
     /// The most stones of the table layers used.
     #[arg(long, default_value_t = MAX_STONES)]
     tablebase_stones: usize,
-    /// Size of the proof table, in MiB (one for each of the two searches, in turn).
+    /// Size of the proof table, in MiB (one for each of the two questions: in turn with
+    /// one thread, both at once with two).
     #[arg(long, default_value_t = 256)]
     memory: usize,
+    /// Threads: with 2, the two questions (does the side to move win? does its opponent?)
+    /// are searched at once, and a proof of either stops the other.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=2))]
+    threads: u16,
+    /// Write the proof to FILE: the strategies that show the value, which
+    /// `vato solve --check FILE` verifies and the engine's `ProofFile` plays from.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["shard", "combine"])]
+    proof: Option<PathBuf>,
+    /// Verify the proof in FILE (every line its strategies allow, against the rules and
+    /// the tables) instead of solving.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "shard", "combine", "checkpoint", "proof"])]
+    check: Option<PathBuf>,
     /// Give up after this many seconds.
     #[arg(long)]
     time: Option<f64>,
@@ -118,30 +133,57 @@ fn read_shard_lines(
     Ok(found)
 }
 
-/// Runs `vato solve`, writing the verdict to `out`.
-pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
-    let rules = args.rules.rules();
-    let root = match &args.fen {
-        Some(text) => parse_position_on(rules.board, text).context("bad --fen")?,
-        None => rules.start(),
-    };
+/// The tables `args` asks for under `rules`: none when the default folder has none.
+fn open_tables(args: &SolveArgs, rules: Rules) -> Result<Option<Tablebase>> {
     let dir = match args.tablebase_path.clone() {
         Some(dir) => Some(dir),
         None => default_dir(),
     };
-    let tables = match dir {
+    Ok(match dir {
         Some(dir) if dir.is_dir() => {
             let tables = Tablebase::open(&dir, rules, args.tablebase_stones)?;
             (!tables.layers().is_empty()).then_some(tables)
         }
         Some(dir) if args.tablebase_path.is_some() => {
-            return Err(anyhow!(
-                "--tablebase-path {}: not a directory",
-                dir.display()
-            ));
+            bail!("--tablebase-path {}: not a directory", dir.display());
         }
         _ => None,
+    })
+}
+
+/// `vato solve --check FILE`: one line saying what the proof proves, or why it does not.
+fn check_proof(args: &SolveArgs, file: &Path, out: &mut impl Write) -> Result<()> {
+    let started = Instant::now();
+    let certificate = Certificate::read(file)?;
+    let tables = open_tables(args, certificate.rules)?;
+    let checked = on_own_stack(|| check(&certificate, tables.as_ref()))
+        .with_context(|| format!("{} does not prove its value", file.display()))?;
+    let positions: Vec<String> = checked.positions.iter().map(|n| n.to_string()).collect();
+    writeln!(
+        out,
+        "proof ok: {} for {} in {} ({} positions followed, tables up to {} stones) time {:.3}",
+        certificate.verdict,
+        certificate.root.side_to_move().name(),
+        certificate.root,
+        positions.join(" + "),
+        certificate.table_stones,
+        started.elapsed().as_secs_f64()
+    )?;
+    out.flush()?;
+    Ok(())
+}
+
+/// Runs `vato solve`, writing the verdict to `out`.
+pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
+    if let Some(file) = &args.check {
+        return check_proof(&args, file, out);
+    }
+    let rules = args.rules.rules();
+    let root = match &args.fen {
+        Some(text) => parse_position_on(rules.board, text).context("bad --fen")?,
+        None => rules.start(),
     };
+    let tables = open_tables(&args, rules)?;
     let stop = stop_on_ctrl_c("the search stops and says how far it got")?;
     let budget = Budget {
         nodes: args.nodes,
@@ -152,6 +194,8 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
             path,
             every: Duration::from_secs_f64(args.checkpoint_every.max(0.0)),
         }),
+        proof: args.proof.is_some(),
+        threads: args.threads.into(),
     };
     if let Some(files) = &args.combine {
         let children = read_shard_lines(files, &root, &rules)?;
@@ -179,15 +223,47 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         return Ok(());
     }
     let solved = solve_on_own_stack(&root, rules, tables.as_ref(), budget)?;
-    let tables_used = tables.as_ref().map_or("no tables".to_string(), |t| {
-        format!("tables up to {} stones", t.max_stones())
-    });
+    let table_stones = tables.as_ref().map_or(0, |t| t.max_stones());
+    let tables_used = match table_stones {
+        0 => "no tables".to_string(),
+        n => format!("tables up to {n} stones"),
+    };
     writeln!(
         out,
         "{} time {:.3} ({tables_used})",
         solved.summary(&root, &rules),
         solved.elapsed.as_secs_f64()
     )?;
+    if let Some(file) = &args.proof
+        && solved.verdict != Verdict::Unknown
+    {
+        if solved.strategies.is_empty() {
+            out.flush()?;
+            bail!(
+                "no proof written to {}: the limits ran out while it was written",
+                file.display()
+            );
+        }
+        let certificate = Certificate {
+            root,
+            rules,
+            verdict: solved.verdict,
+            table_stones: table_stones as u8,
+            strategies: solved.strategies.clone(),
+        };
+        certificate.write(file)?;
+        let sizes: Vec<String> = certificate
+            .strategies
+            .iter()
+            .map(|s| s.turns.len().to_string())
+            .collect();
+        writeln!(
+            out,
+            "proof {} ({} turns)",
+            file.display(),
+            sizes.join(" + ")
+        )?;
+    }
     out.flush()?;
     Ok(())
 }

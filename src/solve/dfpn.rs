@@ -7,6 +7,7 @@
 //! soon as another child becomes more promising.
 
 use super::checkpoint::{Checkpoint, Owner, load, save};
+use super::strategy::Strategy;
 use super::table::{FINITE_MAX, INFINITE, ProofTable};
 use crate::rules::Rules;
 use crate::rules::movegen::has_legal_turn;
@@ -15,6 +16,7 @@ use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::tablebase::{Outcome, Tablebase};
 use anyhow::{Context, Result, anyhow, bail};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -45,7 +47,7 @@ pub enum Proof {
     Unknown,
 }
 
-/// The limits of a search.
+/// The limits of a search, and what it is to hand back.
 #[derive(Copy, Clone, Debug)]
 pub struct Budget<'a> {
     /// Stop after this many nodes.
@@ -59,6 +61,12 @@ pub struct Budget<'a> {
     /// Where to save the table now and then (and when the budget runs out), and to
     /// resume from.
     pub checkpoint: Option<Checkpoint<'a>>,
+    /// Also write down the strategies that prove the value (see [`Solved::strategies`]),
+    /// within the same limits.
+    pub proof: bool,
+    /// Threads: with 2 or more, the two questions of [`solve`] are searched side by side
+    /// (more are not used yet).
+    pub threads: usize,
 }
 
 /// The value of a position for its side to move, proved.
@@ -86,6 +94,10 @@ pub struct Solved {
     pub nodes: u64,
     /// Time taken.
     pub elapsed: Duration,
+    /// When the budget asked for a proof: the strategies that show the verdict. A win or
+    /// a loss: the winner's. A draw: each side's defence against the other's win. Fewer
+    /// when the budget ran out while they were written.
+    pub strategies: Vec<Strategy>,
 }
 
 impl std::fmt::Display for Verdict {
@@ -112,19 +124,20 @@ impl Solved {
 }
 
 /// One df-pn search.
-struct Search<'a> {
+pub(super) struct Search<'a> {
     /// Whose checkpoint the table is.
     owner: Owner,
     last_saved: Instant,
-    rules: Rules,
+    pub(super) rules: Rules,
     tables: Option<&'a Tablebase>,
-    prover: Color,
-    table: ProofTable,
-    path: Vec<u64>,
-    nodes: u64,
+    pub(super) prover: Color,
+    pub(super) table: ProofTable,
+    /// The keys of the positions on the current line, the root first.
+    pub(super) path: Vec<u64>,
+    pub(super) nodes: u64,
     budget: Budget<'a>,
     started: Instant,
-    aborted: bool,
+    pub(super) aborted: bool,
 }
 
 /// A child of an expanded node: its position and, when it is decided without search
@@ -144,19 +157,40 @@ impl Search<'_> {
         }
     }
 
-    /// The numbers of a position decided without search, for its side to move.
-    fn leaf(&self, position: &Position) -> Option<(u32, u32)> {
-        let mover_is_prover = position.side_to_move() == self.prover;
-        let outcome = if position.us().is_empty() || !has_legal_turn(position) {
+    /// The value of a finished game for its side to move: lost without stones or without
+    /// a legal turn, won when the other side has no stones.
+    fn game_end(position: &Position) -> Option<Outcome> {
+        if position.us().is_empty() || !has_legal_turn(position) {
             Some(Outcome::Loss)
         } else if position.them().is_empty() {
             Some(Outcome::Win)
-        } else if self.path.contains(&position.key()) || self.path.len() >= MAX_PATH {
-            Some(Outcome::Draw)
         } else {
+            None
+        }
+    }
+
+    /// The value of a position settled whatever the path: the end of the game, or the
+    /// tables' value.
+    pub(super) fn settled(&self, position: &Position) -> Option<Outcome> {
+        Search::game_end(position).or_else(|| {
             self.tables
                 .and_then(|tables| tables.probe_outcome(position))
-        }?;
+        })
+    }
+
+    /// The numbers of a position decided without search, for its side to move: the end
+    /// of the game, a draw by repeating a position of the current line, or the tables'
+    /// value.
+    pub(super) fn leaf(&self, position: &Position) -> Option<(u32, u32)> {
+        let mover_is_prover = position.side_to_move() == self.prover;
+        let outcome = Search::game_end(position).or_else(|| {
+            if self.path.contains(&position.key()) || self.path.len() >= MAX_PATH {
+                Some(Outcome::Draw)
+            } else {
+                self.tables
+                    .and_then(|tables| tables.probe_outcome(position))
+            }
+        })?;
         // The prover's goal is a win; its opponent's is anything else.
         Some(Search::decided(if mover_is_prover {
             outcome == Outcome::Win
@@ -172,7 +206,7 @@ impl Search<'_> {
             .unwrap_or((1, 1))
     }
 
-    fn out_of_budget(&mut self) -> bool {
+    pub(super) fn out_of_budget(&mut self) -> bool {
         if self.aborted {
             return true;
         }
@@ -196,7 +230,12 @@ impl Search<'_> {
 
     /// Searches `position` until its `phi` reaches `limit_phi` or its `delta` reaches
     /// `limit_delta`; returns both.
-    fn expand(&mut self, position: &Position, limit_phi: u32, limit_delta: u32) -> (u32, u32) {
+    pub(super) fn expand(
+        &mut self,
+        position: &Position,
+        limit_phi: u32,
+        limit_delta: u32,
+    ) -> (u32, u32) {
         self.nodes += 1;
         let start_nodes = self.nodes;
         let mut turns = Vec::new();
@@ -309,6 +348,7 @@ fn drawing_turn(
     let opponent = root.side_to_move().opposite();
     let budget = Budget {
         checkpoint: None,
+        proof: false,
         ..budget
     };
     let mut nodes = 0;
@@ -328,6 +368,19 @@ fn drawing_turn(
     Ok((None, nodes))
 }
 
+/// One binary question answered: the proof, the nodes it took and, when the budget asks
+/// for proofs, the strategy that shows it.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    /// Proved, disproved or unknown.
+    pub proof: Proof,
+    /// Nodes searched, extracting the strategy included.
+    pub nodes: u64,
+    /// The strategy of the side whose goal was reached at the root: the prover's win,
+    /// or its opponent's defence.
+    pub strategy: Option<Strategy>,
+}
+
 /// Whether `query.prover` wins from `root` under `rules`, with `tables` as leaves.
 pub fn prove(
     root: &Position,
@@ -336,6 +389,17 @@ pub fn prove(
     query: Query,
     budget: Budget<'_>,
 ) -> Result<(Proof, u64)> {
+    answer(root, rules, tables, query, budget).map(|answer| (answer.proof, answer.nodes))
+}
+
+/// [`prove`], with the strategy when `budget.proof` asks for it.
+pub fn answer(
+    root: &Position,
+    rules: Rules,
+    tables: Option<&Tablebase>,
+    query: Query,
+    budget: Budget<'_>,
+) -> Result<Answer> {
     let owner = Owner::of(root, &rules, query.prover);
     let mut table = ProofTable::new(budget.table_mb);
     if let Some(checkpoint) = budget.checkpoint
@@ -368,7 +432,8 @@ pub fn prove(
         started: Instant::now(),
         aborted: false,
     };
-    let mover_is_prover = root.side_to_move() == query.prover;
+    let mover = root.side_to_move();
+    let mover_is_prover = mover == query.prover;
     let (phi, delta) = match search.leaf(root) {
         Some(numbers) => numbers,
         None => search.expand(root, INFINITE, INFINITE),
@@ -388,13 +453,156 @@ pub fn prove(
     } else {
         Proof::Proved(None)
     };
-    Ok((proof, search.nodes))
+    let strategy = if budget.proof && proof != Proof::Unknown {
+        // Writing the proof down searches again where the table lost entries, within
+        // what is left of the budget; it saves no checkpoint.
+        search.budget.checkpoint = None;
+        let owner = if phi == 0 { mover } else { mover.opposite() };
+        let strategy = search.extract(root, owner);
+        if strategy.is_none() && !search.aborted {
+            let what = if owner == query.prover {
+                "win"
+            } else {
+                "defence"
+            };
+            bail!(
+                "{root}: the value was found, but not {}'s {what} as a strategy that holds \
+                 whatever the path (the graph-history interaction): it is not confirmed",
+                owner.name()
+            );
+        }
+        strategy
+    } else {
+        None
+    };
+    Ok(Answer {
+        proof,
+        nodes: search.nodes,
+        strategy,
+    })
 }
 
-/// The value of `root` for its side to move: first whether it wins, then, if not,
-/// whether its opponent does. With a checkpoint, a run goes on from the file's table (and
-/// from the second question when the file says the first was answered), and the file is
-/// removed once the value is proved.
+/// Where the second question of a solve keeps its checkpoint: `FILE.second`.
+pub fn second_checkpoint(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".second");
+    PathBuf::from(name)
+}
+
+/// The two questions answered one after the other: the second only if the first is
+/// disproved.
+fn one_after_the_other(
+    root: &Position,
+    rules: Rules,
+    tables: Option<&Tablebase>,
+    budgets: [Budget<'_>; 2],
+    first_answered: bool,
+) -> Result<[Answer; 2]> {
+    let started = Instant::now();
+    let mover = root.side_to_move();
+    let unasked = Answer {
+        proof: Proof::Unknown,
+        nodes: 0,
+        strategy: None,
+    };
+    let first = if first_answered {
+        Answer {
+            proof: Proof::Disproved(None),
+            ..unasked.clone()
+        }
+    } else {
+        answer(root, rules, tables, Query { prover: mover }, budgets[0])?
+    };
+    if !matches!(first.proof, Proof::Disproved(_)) {
+        return Ok([first, unasked]);
+    }
+    if let Some(checkpoint) = budgets[0].checkpoint
+        && !first_answered
+    {
+        mark_first_answered(checkpoint.path, root, &rules)?;
+    }
+    let budget = Budget {
+        time: budgets[1].time.map(|t| t.saturating_sub(started.elapsed())),
+        nodes: budgets[1].nodes.map(|n| n.saturating_sub(first.nodes)),
+        ..budgets[1]
+    };
+    let second = answer(
+        root,
+        rules,
+        tables,
+        Query {
+            prover: mover.opposite(),
+        },
+        budget,
+    )?;
+    Ok([first, second])
+}
+
+/// Writes the first question's checkpoint as the empty table of the second: the file
+/// then says that the first was disproved.
+fn mark_first_answered(path: &Path, root: &Position, rules: &Rules) -> Result<()> {
+    let second_owner = Owner::of(root, rules, root.side_to_move().opposite());
+    save(path, second_owner, &ProofTable::new(1))
+}
+
+/// The two questions answered at once on two threads: a proof of either stops the other,
+/// which it makes needless.
+fn side_by_side(
+    root: &Position,
+    rules: Rules,
+    tables: Option<&Tablebase>,
+    budgets: [Budget<'_>; 2],
+    first_answered: bool,
+) -> Result<[Answer; 2]> {
+    let mover = root.side_to_move();
+    let stops = [AtomicBool::new(false), AtomicBool::new(false)];
+    let run = |question: usize| -> Result<Answer> {
+        if question == 0 && first_answered {
+            return Ok(Answer {
+                proof: Proof::Disproved(None),
+                nodes: 0,
+                strategy: None,
+            });
+        }
+        let prover = if question == 0 {
+            mover
+        } else {
+            mover.opposite()
+        };
+        let budget = Budget {
+            stop: &stops[question],
+            ..budgets[question]
+        };
+        let answer = on_own_stack(|| answer(root, rules, tables, Query { prover }, budget))?;
+        match answer.proof {
+            Proof::Proved(_) => stops[1 - question].store(true, Ordering::Relaxed),
+            Proof::Disproved(_) if question == 0 && !first_answered => {
+                if let Some(checkpoint) = budgets[0].checkpoint {
+                    mark_first_answered(checkpoint.path, root, &rules)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(answer)
+    };
+    std::thread::scope(|scope| {
+        let handles = [scope.spawn(|| run(0)), scope.spawn(|| run(1))];
+        while !handles.iter().all(|h| h.is_finished()) {
+            if budgets[0].stop.load(Ordering::Relaxed) {
+                stops.iter().for_each(|s| s.store(true, Ordering::Relaxed));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let [first, second] = handles.map(|h| h.join().map_err(|_| anyhow!("the solver failed")));
+        Ok([first??, second??])
+    })
+}
+
+/// The value of `root` for its side to move: whether it wins, and whether its opponent
+/// does (one after the other, or side by side with `budget.threads` at least 2). Neither:
+/// a draw. With a checkpoint, a run goes on from the files of both questions (the first
+/// in FILE, the second in [`second_checkpoint`]), which are removed once the value is
+/// proved.
 pub fn solve(
     root: &Position,
     rules: Rules,
@@ -403,78 +611,93 @@ pub fn solve(
 ) -> Result<Solved> {
     let started = Instant::now();
     let mover = root.side_to_move();
+    let second_file = budget.checkpoint.map(|c| second_checkpoint(c.path));
+    let second_budget = Budget {
+        checkpoint: budget
+            .checkpoint
+            .zip(second_file.as_deref())
+            .map(|(checkpoint, path)| Checkpoint { path, ..checkpoint }),
+        ..budget
+    };
+    // A proof needs the first question's strategy, which the mark does not keep.
     let second_owner = Owner::of(root, &rules, mover.opposite());
-    let first_answered = match budget.checkpoint {
-        Some(checkpoint) => load(checkpoint.path)?.is_some_and(|(owner, _)| owner == second_owner),
-        None => false,
-    };
-    let (first, first_nodes) = if first_answered {
-        (Proof::Disproved(None), 0)
+    let first_answered = !budget.proof
+        && match budget.checkpoint {
+            Some(checkpoint) => {
+                load(checkpoint.path)?.is_some_and(|(owner, _)| owner == second_owner)
+            }
+            None => false,
+        };
+    let budgets = [budget, second_budget];
+    let [first, second] = if budget.threads >= 2 {
+        side_by_side(root, rules, tables, budgets, first_answered)?
     } else {
-        prove(root, rules, tables, Query { prover: mover }, budget)?
+        one_after_the_other(root, rules, tables, budgets, first_answered)?
     };
-    let (verdict, best, nodes) = match first {
-        Proof::Proved(turn) => (Verdict::Win, turn, first_nodes),
-        Proof::Unknown => (Verdict::Unknown, None, first_nodes),
-        Proof::Disproved(_) => {
-            if let Some(checkpoint) = budget.checkpoint
-                && !first_answered
-            {
-                // The file now says that the first question is answered.
-                save(checkpoint.path, second_owner, &ProofTable::new(1))?;
-            }
-            let budget = Budget {
-                time: budget.time.map(|t| t.saturating_sub(started.elapsed())),
-                nodes: budget.nodes.map(|n| n.saturating_sub(first_nodes)),
-                ..budget
-            };
-            let (second, nodes) = prove(
-                root,
-                rules,
-                tables,
-                Query {
-                    prover: mover.opposite(),
-                },
-                budget,
-            )?;
-            match second {
-                Proof::Proved(_) => (Verdict::Loss, None, first_nodes + nodes),
-                Proof::Disproved(_) => {
-                    let (turn, more) = drawing_turn(root, rules, tables, budget)?;
-                    (Verdict::Draw, turn, first_nodes + nodes + more)
-                }
-                Proof::Unknown => (Verdict::Unknown, None, first_nodes + nodes),
-            }
+    let nodes = first.nodes + second.nodes;
+    let root_turn =
+        |strategy: &Option<Strategy>| strategy.as_ref().and_then(|s| s.turn(root.key()));
+    let (verdict, best, strategies, nodes) = match (first.proof, second.proof) {
+        (Proof::Proved(turn), _) => {
+            let best = root_turn(&first.strategy).or(turn);
+            (Verdict::Win, best, vec![first.strategy], nodes)
         }
+        (_, Proof::Proved(_)) => (Verdict::Loss, None, vec![second.strategy], nodes),
+        (Proof::Disproved(_), Proof::Disproved(_)) => {
+            let (best, more) = match root_turn(&second.strategy) {
+                Some(turn) => (Some(turn), 0),
+                None => drawing_turn(root, rules, tables, budget)?,
+            };
+            (
+                Verdict::Draw,
+                best,
+                vec![first.strategy, second.strategy],
+                nodes + more,
+            )
+        }
+        _ => (Verdict::Unknown, None, Vec::new(), nodes),
     };
     if verdict != Verdict::Unknown
         && let Some(checkpoint) = budget.checkpoint
     {
         let _ = std::fs::remove_file(checkpoint.path);
+        if let Some(second) = &second_file {
+            let _ = std::fs::remove_file(second);
+        }
     }
     Ok(Solved {
         verdict,
         best,
         nodes,
         elapsed: started.elapsed(),
+        strategies: if strategies.iter().all(Option::is_some) {
+            strategies.into_iter().flatten().collect()
+        } else {
+            Vec::new()
+        },
     })
 }
 
-/// [`solve`] on a thread of its own with room for the longest line (proof-number search
-/// recurses once per ply of its current line); `None` if no such thread can be started.
+/// Runs `work` on a thread of its own with room for the longest line (proof-number search
+/// recurses once per ply of its current line).
+pub fn on_own_stack<T: Send>(work: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("solve".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, work)
+            .context("cannot start the solver's thread")?
+            .join()
+            .map_err(|_| anyhow!("the solver failed"))?
+    })
+}
+
+/// [`solve`] on a thread of its own with room for the longest line.
 pub fn solve_on_own_stack(
     root: &Position,
     rules: Rules,
     tables: Option<&Tablebase>,
     budget: Budget<'_>,
 ) -> Result<Solved> {
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("solve".into())
-            .stack_size(STACK_BYTES)
-            .spawn_scoped(scope, || solve(root, rules, tables, budget))
-            .context("cannot start the solver's thread")?
-            .join()
-            .map_err(|_| anyhow!("the solver failed"))?
-    })
+    on_own_stack(|| solve(root, rules, tables, budget))
 }

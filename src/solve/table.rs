@@ -52,6 +52,15 @@ impl ProofTable {
             .map(|e| (e.phi, e.delta))
     }
 
+    /// The nodes searched below the position with key `key`, 0 if it is not stored.
+    pub fn work(&self, key: u64) -> u64 {
+        let at = self.bucket(key);
+        self.entries[at..at + 2]
+            .iter()
+            .find(|e| e.key == key && key != 0)
+            .map_or(0, |e| e.work)
+    }
+
     /// Every stored entry: key, phi, delta, work.
     pub fn stored(&self) -> impl Iterator<Item = Stored> + '_ {
         self.entries

@@ -1,0 +1,146 @@
+//! Checking a proof file without the solver: every line the strategies allow is followed
+//! with the move generator alone, and must end as promised, in a finished game or in a
+//! position of the tables. Only the rules, the tables and the file are trusted.
+
+use super::certificate::Certificate;
+use super::strategy::{Guarantee, Strategy};
+use crate::rules::Rules;
+use crate::rules::movegen::has_legal_turn;
+use crate::rules::position::{Color, Position};
+use crate::tablebase::{Outcome, Tablebase};
+use anyhow::{Result, bail};
+use std::collections::HashMap;
+
+/// What a check went through: for each strategy, the positions it reaches (the finished
+/// games and the tables' positions not counted).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Checked {
+    /// Positions reached, strategy by strategy.
+    pub positions: Vec<usize>,
+}
+
+/// Verifies that `certificate`'s strategies prove its value, with `tables` for the
+/// positions it leaves to them.
+pub fn check(certificate: &Certificate, tables: Option<&Tablebase>) -> Result<Checked> {
+    let have = tables.map_or(0, |t| t.max_stones());
+    if usize::from(certificate.table_stones) > have {
+        bail!(
+            "the proof rests on the tables of up to {} stones, and those given go to {have}",
+            certificate.table_stones
+        );
+    }
+    let shapes: Vec<(Color, Guarantee)> = certificate
+        .strategies
+        .iter()
+        .map(|s| (s.owner, s.guarantee))
+        .collect();
+    let mover = certificate.root.side_to_move();
+    if shapes != Certificate::expected(certificate.verdict, mover) || shapes.is_empty() {
+        bail!(
+            "its strategies do not fit its value ({})",
+            certificate.verdict
+        );
+    }
+    let positions = certificate
+        .strategies
+        .iter()
+        .map(|strategy| walk(&certificate.root, &certificate.rules, tables, strategy))
+        .collect::<Result<Vec<usize>>>()?;
+    Ok(Checked { positions })
+}
+
+/// The value of a position that needs no strategy: a finished game, or the tables'.
+fn settled(position: &Position, tables: Option<&Tablebase>) -> Option<Outcome> {
+    if position.us().is_empty() || !has_legal_turn(position) {
+        Some(Outcome::Loss)
+    } else if position.them().is_empty() {
+        Some(Outcome::Win)
+    } else {
+        tables.and_then(|t| t.probe_outcome(position))
+    }
+}
+
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Mark {
+    OnPath,
+    Done,
+}
+
+/// Follows every line of `strategy` from `root` (depth first, without recursion):
+/// the number of positions it reaches, or the first line that breaks its guarantee.
+fn walk(
+    root: &Position,
+    rules: &Rules,
+    tables: Option<&Tablebase>,
+    strategy: &Strategy,
+) -> Result<usize> {
+    let whose = format!(
+        "{}'s {}",
+        strategy.owner.name(),
+        match strategy.guarantee {
+            Guarantee::Win => "win",
+            Guarantee::NoLoss => "defence",
+        }
+    );
+    let mut marks: HashMap<u64, Mark> = HashMap::new();
+    // Each frame: a position on the line and the positions after it still to follow.
+    let mut line: Vec<(u64, Vec<Position>)> = Vec::new();
+    let mut next = Some(*root);
+    loop {
+        if let Some(position) = next.take() {
+            let key = position.key();
+            match marks.get(&key) {
+                Some(Mark::Done) => {}
+                Some(Mark::OnPath) if strategy.guarantee == Guarantee::NoLoss => {}
+                Some(Mark::OnPath) => bail!("{whose} goes round in a circle through {position}"),
+                None => match settled(&position, tables) {
+                    Some(outcome) => {
+                        let mover = position.side_to_move();
+                        if !strategy.guarantee.kept_by(outcome, mover, strategy.owner) {
+                            bail!(
+                                "{whose} reaches {position}, a {} for its side to move",
+                                outcome_word(outcome)
+                            );
+                        }
+                    }
+                    None => {
+                        let mut turns = Vec::new();
+                        rules.turn_rules().generate(&position, &mut turns);
+                        let after: Vec<Position> = if position.side_to_move() == strategy.owner {
+                            let Some(turn) = strategy.turn(key) else {
+                                bail!("{whose} has no turn for {position}");
+                            };
+                            if !turns.contains(&turn) {
+                                bail!("{whose} plays a turn that is not legal in {position}");
+                            }
+                            vec![position.play(turn)]
+                        } else {
+                            turns.iter().map(|&turn| position.play(turn)).collect()
+                        };
+                        marks.insert(key, Mark::OnPath);
+                        line.push((key, after));
+                    }
+                },
+            }
+        }
+        let Some((key, after)) = line.last_mut() else {
+            break;
+        };
+        match after.pop() {
+            Some(position) => next = Some(position),
+            None => {
+                marks.insert(*key, Mark::Done);
+                line.pop();
+            }
+        }
+    }
+    Ok(marks.len())
+}
+
+fn outcome_word(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Win => "win",
+        Outcome::Draw => "draw",
+        Outcome::Loss => "loss",
+    }
+}

@@ -1,0 +1,250 @@
+//! A won position's strategy, built as an attractor over a graph gathered with the proof
+//! table's guidance.
+//!
+//! A table entry proved on one line may rest on nothing path-dependent (a proof never
+//! uses a repetition), but the turn that proves it is not stored, and a turn chosen
+//! merely because its child is proved can lead round in a circle. So the positions are
+//! gathered (every turn of the other side, and the owner's turns one candidate at a
+//! time, the table's proved ones first) and won backwards from the finished games and
+//! the tables, as the tables themselves are built: the other side's position is won when
+//! all its children are, the owner's when one candidate is, with that turn. A position is
+//! won only after the one its turn leads to, so no line of the strategy repeats. When the
+//! root is not won, every owner's position still open tries its next candidate.
+
+use super::dfpn::Search;
+use super::strategy::Guarantee;
+use crate::rules::Rules;
+use crate::rules::position::{Color, Position};
+use crate::rules::turn::Turn;
+use std::collections::{HashMap, HashSet};
+
+struct Node {
+    position: Position,
+    /// The owner to move: candidate turns, best first, not yet opened.
+    candidates: Vec<Turn>,
+    /// The other side to move: children not won yet.
+    remaining: usize,
+    /// Whether the position cannot be won (the other side has a turn to a settled
+    /// position the owner does not win).
+    hopeless: bool,
+    /// Won, with the owner's turn when the owner is to move.
+    won: Option<Option<Turn>>,
+}
+
+struct Attractor {
+    owner: Color,
+    nodes: HashMap<u64, Node>,
+    /// The positions before each: the owner's (with the turn from it) or the other
+    /// side's.
+    parents: HashMap<u64, Vec<(u64, Option<Turn>)>>,
+    to_gather: Vec<u64>,
+    newly_won: Vec<u64>,
+}
+
+impl Attractor {
+    /// Registers `position`, reached from `parent` (by the owner's `turn`, if the owner
+    /// played it), to be gathered once.
+    fn link(&mut self, position: Position, parent: Option<(u64, Option<Turn>)>) -> u64 {
+        let key = position.key();
+        self.nodes.entry(key).or_insert_with(|| {
+            self.to_gather.push(key);
+            Node {
+                position,
+                candidates: Vec::new(),
+                remaining: 0,
+                hopeless: false,
+                won: None,
+            }
+        });
+        if let Some(parent) = parent {
+            self.parents.entry(key).or_default().push(parent);
+        }
+        key
+    }
+
+    fn win(&mut self, key: u64, turn: Option<Turn>) {
+        let node = self.nodes.get_mut(&key).expect("registered");
+        if node.won.is_none() && !node.hopeless {
+            node.won = Some(turn);
+            self.newly_won.push(key);
+        }
+    }
+
+    fn is_won(&self, key: u64) -> bool {
+        self.nodes.get(&key).is_some_and(|node| node.won.is_some())
+    }
+
+    /// A won position tells the positions before it.
+    fn propagate(&mut self, key: u64) {
+        for (parent, turn) in self.parents.remove(&key).unwrap_or_default() {
+            match turn {
+                Some(turn) => self.win(parent, Some(turn)),
+                None => {
+                    let node = self.nodes.get_mut(&parent).expect("registered");
+                    node.remaining -= 1;
+                    if node.remaining == 0 {
+                        self.win(parent, None);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Opens the next candidate of the owner's position `key`, if it has one left.
+    fn open_next(&mut self, key: u64) -> bool {
+        let node = self.nodes.get_mut(&key).expect("registered");
+        let Some(turn) = node.candidates.pop() else {
+            return false;
+        };
+        let child = node.position.play(turn);
+        let child = self.link(child, Some((key, Some(turn))));
+        if self.is_won(child) {
+            self.win(key, Some(turn));
+        }
+        true
+    }
+
+    /// The won turns of the owner's positions that play from `root` reaches.
+    fn strategy(&self, root: u64, rules: &Rules) -> HashMap<u64, Turn> {
+        let mut turns = HashMap::new();
+        let mut seen = HashSet::from([root]);
+        let mut stack = vec![root];
+        let mut all = Vec::new();
+        while let Some(key) = stack.pop() {
+            let node = &self.nodes[&key];
+            let next: Vec<Position> = match node.won {
+                Some(Some(turn)) => {
+                    turns.insert(key, turn);
+                    vec![node.position.play(turn)]
+                }
+                _ => {
+                    all.clear();
+                    rules.turn_rules().generate(&node.position, &mut all);
+                    all.iter().map(|&turn| node.position.play(turn)).collect()
+                }
+            };
+            for child in next {
+                if self.nodes.contains_key(&child.key()) && seen.insert(child.key()) {
+                    stack.push(child.key());
+                }
+            }
+        }
+        turns
+    }
+}
+
+impl Search<'_> {
+    /// The owner's winning turn in every position of its strategy from `root`, or `None`.
+    pub(super) fn extract_win(
+        &mut self,
+        root: &Position,
+        owner: Color,
+    ) -> Option<HashMap<u64, Turn>> {
+        if self.settled(root).is_some() {
+            return Some(HashMap::new());
+        }
+        let mut attractor = Attractor {
+            owner,
+            nodes: HashMap::new(),
+            parents: HashMap::new(),
+            to_gather: Vec::new(),
+            newly_won: Vec::new(),
+        };
+        let root_key = attractor.link(*root, None);
+        loop {
+            if self.out_of_budget() || attractor.is_won(root_key) {
+                break;
+            }
+            if let Some(key) = attractor.newly_won.pop() {
+                attractor.propagate(key);
+            } else if let Some(key) = attractor.to_gather.pop() {
+                self.gather_for_win(key, &mut attractor);
+            } else {
+                // Stuck: every owner's position not won tries its next candidate.
+                let open: Vec<u64> = attractor
+                    .nodes
+                    .iter()
+                    .filter(|(_, n)| n.won.is_none() && !n.candidates.is_empty())
+                    .map(|(&key, _)| key)
+                    .collect();
+                if open.is_empty() {
+                    return None;
+                }
+                for key in open {
+                    attractor.open_next(key);
+                }
+            }
+        }
+        (!self.aborted).then(|| attractor.strategy(root_key, &self.rules))
+    }
+
+    /// Expands a registered position: the other side's turns all, the owner's first
+    /// candidate (a turn to a settled win at once).
+    fn gather_for_win(&mut self, key: u64, attractor: &mut Attractor) {
+        self.nodes += 1;
+        let position = attractor.nodes[&key].position;
+        let owner = attractor.owner;
+        let wins = |outcome, mover| Guarantee::Win.kept_by(outcome, mover, owner);
+        let mut turns = Vec::new();
+        self.rules.turn_rules().generate(&position, &mut turns);
+        if position.side_to_move() == owner {
+            let mut ranked: Vec<(u64, Turn)> = Vec::new();
+            for turn in turns {
+                let child = position.play(turn);
+                match self.settled(&child) {
+                    Some(outcome) if wins(outcome, child.side_to_move()) => {
+                        attractor.win(key, Some(turn));
+                        return;
+                    }
+                    Some(_) => {}
+                    None => {
+                        // Proved children first (by the work of their proofs), then
+                        // unknown ones, then those the table says hold out.
+                        let class = match self.table.get(child.key()) {
+                            Some((_, 0)) => 0,
+                            Some((0, _)) => 2,
+                            _ => 1,
+                        };
+                        ranked.push((class << 62 | self.table.work(child.key()), turn));
+                    }
+                }
+            }
+            ranked.sort_unstable_by_key(|&(rank, _)| std::cmp::Reverse(rank));
+            attractor
+                .nodes
+                .get_mut(&key)
+                .expect("registered")
+                .candidates = ranked.into_iter().map(|(_, turn)| turn).collect();
+            attractor.open_next(key);
+        } else {
+            let mut children = Vec::with_capacity(turns.len());
+            for turn in turns {
+                let child = position.play(turn);
+                match self.settled(&child) {
+                    Some(outcome) if wins(outcome, child.side_to_move()) => {}
+                    Some(_) => {
+                        attractor.nodes.get_mut(&key).expect("registered").hopeless = true;
+                        return;
+                    }
+                    None => children.push(child),
+                }
+            }
+            let mut remaining = 0;
+            for child in children {
+                let child = attractor.link(child, Some((key, None)));
+                if !attractor.is_won(child) {
+                    remaining += 1;
+                } else {
+                    // Already won: its parents were told before this link.
+                    if let Some(parents) = attractor.parents.get_mut(&child) {
+                        parents.retain(|&(p, _)| p != key);
+                    }
+                }
+            }
+            attractor.nodes.get_mut(&key).expect("registered").remaining = remaining;
+            if remaining == 0 {
+                attractor.win(key, None);
+            }
+        }
+    }
+}

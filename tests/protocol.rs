@@ -7,7 +7,7 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -430,7 +430,7 @@ fn is_log_line(line: &str, direction: &str, text: &str) -> bool {
 // 1. Handshake
 // ---------------------------------------------------------------------------------------
 
-const OPTION_NAMES: [&str; 41] = [
+const OPTION_NAMES: [&str; 42] = [
     "Hash",
     "Clear Hash",
     "Threads",
@@ -454,6 +454,7 @@ const OPTION_NAMES: [&str; 41] = [
     "BookFile",
     "BookVariety",
     "BookDepth",
+    "ProofFile",
     "SearchAspirationDelta",
     "SearchReductionBase",
     "SearchReductionDivisor",
@@ -2202,4 +2203,108 @@ fn solve_runs_as_a_task_that_stop_ends() {
     );
     let error = engine.expect_one_error("solve soon");
     assert!(error.contains("solve"), "{error}");
+}
+
+/// Runs `vato solve --fen FEN --proof FILE` without tables: the turn it names.
+fn solve_with_proof(fen: &str, proof: &Path) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_vato"))
+        .env("VATO_TABLEBASES", "")
+        .args(["solve", "--fen", fen, "--proof"])
+        .arg(proof)
+        .output()
+        .expect("vato solve runs");
+    let answer = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{answer}");
+    let words: Vec<&str> = answer.split_whitespace().collect();
+    let at = words.iter().position(|&w| w == "bestmove").expect("a turn");
+    words[at + 1].to_string()
+}
+
+#[test]
+fn a_proof_file_is_played_from_and_a_bad_one_refused() {
+    let dir = TempDir::new("proof-file");
+    let (win_fen, draw_fen) = ("9/3B5/9/9/1W4W2 w 0 1", "9/3B5/9/9/4W4 b 0 1");
+    let win = dir.join("win.proof");
+    let draw = dir.join("draw.proof");
+    let win_turn = solve_with_proof(win_fen, &win);
+    let draw_turn = solve_with_proof(draw_fen, &draw);
+
+    let mut engine = Engine::start();
+    engine.send(&format!("setoption name ProofFile value {}", win.display()));
+    let said = engine.sync();
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].starts_with("info string proof: ") && said[0].contains("win for white"),
+        "{said:?}"
+    );
+    // Without a no-capture limit, a proven win is played at once.
+    engine.send("setoption name NoCaptureLimit value 0");
+    engine.send(&format!("position fen {win_fen}"));
+    engine.send("go wtime 60000 btime 60000");
+    let lines = engine.read_until("bestmove");
+    assert_eq!(
+        lines[0],
+        format!("info string proven win {win_turn}"),
+        "{lines:?}"
+    );
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines[2], format!("bestmove {win_turn}"));
+    // With the limit, the search runs, and the proof's turn is played unless the search
+    // finds a win of its own.
+    engine.send("setoption name NoCaptureLimit value 50");
+    engine.send(&format!("position fen {win_fen}"));
+    engine.send("go depth 3");
+    let lines = engine.read_until("bestmove");
+    let said = lines
+        .iter()
+        .find(|l| l.starts_with("info string proven win "))
+        .expect("a proven line");
+    let played = lines.last().unwrap().strip_prefix("bestmove ").unwrap();
+    assert!(said.contains(played), "{lines:?}");
+
+    // A bad file: one error, the proof in use kept.
+    let damaged = dir.join("damaged.proof");
+    let mut bytes = fs::read(&draw).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    fs::write(&damaged, &bytes).unwrap();
+    for bad in [damaged, dir.join("missing.proof"), dir.0.clone()] {
+        let error =
+            engine.expect_one_error(&format!("setoption name ProofFile value {}", bad.display()));
+        assert!(error.contains("the proof in use is kept"), "{error}");
+    }
+    engine.send("setoption name NoCaptureLimit value 0");
+    engine.send(&format!("position fen {win_fen}"));
+    engine.send("go depth 1");
+    let lines = engine.read_until("bestmove");
+    assert!(lines[0].starts_with("info string proven win"), "{lines:?}");
+
+    // A defence: the search runs and the proof's turn is played.
+    engine.send(&format!(
+        "setoption name ProofFile value {}",
+        draw.display()
+    ));
+    engine.sync();
+    engine.send(&format!("position fen {draw_fen}"));
+    engine.send("go depth 4");
+    let lines = engine.read_until("bestmove");
+    assert!(
+        lines.contains(&format!("info string proven draw or better {draw_turn}")),
+        "{lines:?}"
+    );
+    assert_eq!(lines.last().unwrap(), &format!("bestmove {draw_turn}"));
+    // Positions the proof does not reach, and games under other rules, are searched.
+    engine.send("setoption name Variant value dimy");
+    engine.send("position startpos");
+    engine.send("go depth 2");
+    let lines = engine.read_until("bestmove");
+    assert!(!lines.iter().any(|l| l.contains("proven")), "{lines:?}");
+    // An empty value drops the proof.
+    engine.send("setoption name Variant value tsivy");
+    engine.send("setoption name ProofFile value");
+    engine.sync_silent("ProofFile emptied");
+    engine.send(&format!("position fen {draw_fen}"));
+    engine.send("go depth 2");
+    let lines = engine.read_until("bestmove");
+    assert!(!lines.iter().any(|l| l.contains("proven")), "{lines:?}");
 }

@@ -185,6 +185,11 @@ const SPECS: &[Spec] = &[
             max: 1000,
         },
     },
+    // A proof written by `vato solve --proof`; empty: none.
+    Spec {
+        name: "ProofFile",
+        kind: Kind::Text { default: "" },
+    },
 ];
 
 /// `EvalFile`'s value for the network built into the binary.
@@ -216,6 +221,8 @@ pub enum Change {
     EvalFile,
     /// `OwnBook` or `BookFile`: read the book, or another one.
     Book,
+    /// `ProofFile`: read a proof, or drop the one in use.
+    Proof,
     /// Anything read only when the next search starts.
     Other,
 }
@@ -268,6 +275,8 @@ pub struct EngineOptions {
     pub book_variety: bool,
     /// `BookDepth`: the book is used for the game's first this many plies.
     pub book_depth: u32,
+    /// `ProofFile`: a proof whose strategies the engine plays (empty: none).
+    pub proof_file: String,
     /// The search's numeric parameters (the `Search...` options, for tuning).
     pub search: SearchConfig,
 }
@@ -297,6 +306,7 @@ impl Default for EngineOptions {
             book_file: String::new(),
             book_variety: false,
             book_depth: 40,
+            proof_file: String::new(),
             search: SearchConfig::default(),
         }
     }
@@ -493,6 +503,10 @@ impl EngineOptions {
                     "BookFile" => {
                         self.book_file = text;
                         Change::Book
+                    }
+                    "ProofFile" => {
+                        self.proof_file = text;
+                        Change::Proof
                     }
                     _ => unreachable!("every string option is listed"),
                 })

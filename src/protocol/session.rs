@@ -2,6 +2,7 @@
 //! their own thread and writes every answer as one flushed line.
 
 mod book;
+mod proof;
 mod telo;
 
 use crate::book::{Book, BookTurn};
@@ -9,7 +10,8 @@ use crate::echo::{MAX_MESSAGE_CHARS, printable};
 use crate::engine::evaluate::{evaluate, terms};
 use crate::engine::nnue::Network;
 use crate::engine::search::{
-    Limits, Outcome, Report, Score, SearchRequest, Signals, search, tablebase_score,
+    Limits, Outcome, Report, Score, SearchRequest, Signals, is_decided_win, proven_win_score,
+    search, tablebase_score,
 };
 use crate::engine::skill;
 use crate::engine::timeman::Clock;
@@ -30,7 +32,7 @@ use crate::rules::perft::perft_report;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::rules::variant::Variant;
-use crate::solve::{Budget, solve_on_own_stack};
+use crate::solve::{Budget, Certificate, solve_on_own_stack};
 use crate::tablebase::{Tablebase, Value as TablebaseValue, default_dir, layer_names};
 use crate::timestamp::log_timestamp;
 use std::fs::{File, OpenOptions};
@@ -154,6 +156,8 @@ pub struct Session {
     telo: Option<telo::TeloState>,
     /// The opening book `BookFile` names, once `OwnBook` or `book` needed it.
     book: Option<Arc<Book>>,
+    /// The proof `ProofFile` names, if any.
+    proof: Option<Arc<Certificate>>,
     /// The protocol the last `uci` or `ugi` opened; UCI until one of them comes.
     dialect: Dialect,
     debug: bool,
@@ -200,6 +204,7 @@ impl Session {
             network: crate::engine::nnue::embedded(),
             telo: None,
             book: None,
+            proof: None,
             dialect: Dialect::Uci,
             debug: false,
         }
@@ -506,6 +511,27 @@ impl Session {
                     self.book = None;
                 }
             }
+            Ok(Change::Proof) => {
+                if self.options.proof_file.is_empty() {
+                    self.proof = None;
+                } else {
+                    let file = self.options.proof_file.clone();
+                    match Certificate::read(std::path::Path::new(&file)) {
+                        Ok(certificate) => {
+                            let file = printable(&file, MAX_MESSAGE_CHARS);
+                            self.say(&proof::describe(&certificate, &file));
+                            self.proof = Some(Arc::new(certificate));
+                        }
+                        Err(e) => {
+                            self.options = before;
+                            self.error(&format!(
+                                "option 'ProofFile': {}; the proof in use is kept",
+                                printable(&format!("{e:#}"), MAX_MESSAGE_CHARS)
+                            ));
+                        }
+                    }
+                }
+            }
             Ok(Change::Other) => {}
         }
     }
@@ -742,7 +768,21 @@ impl Session {
         };
         // The book answers real turns only: never an analysis (`infinite`) or a ponder
         // search, which wait for `stop`.
-        let from_book = if decided || from_tables.is_some() || params.infinite || params.ponder {
+        let proven = match &self.proof {
+            Some(certificate) if !decided && from_tables.is_none() => proof::proven_turn(
+                certificate,
+                self.game.position(),
+                self.game.rules(),
+                &limits.searchmoves,
+            ),
+            _ => None,
+        };
+        let from_book = if decided
+            || from_tables.is_some()
+            || proven.is_some()
+            || params.infinite
+            || params.ponder
+        {
             None
         } else {
             self.book_choice(&limits.searchmoves)
@@ -793,6 +833,7 @@ impl Session {
             decided,
             from_tables,
             from_book,
+            proven,
             wait_for_stop,
             show_ponder: self.options.ponder && self.dialect == Dialect::Uci,
             show_wdl: self.options.show_wdl,
@@ -959,6 +1000,8 @@ struct SearchJob {
     from_tables: Option<(Turn, TablebaseValue)>,
     /// The turn the opening book chose, if it did.
     from_book: Option<(Turn, BookTurn)>,
+    /// The turn a proof prescribes, if it does.
+    proven: Option<proof::Proven>,
     /// `infinite` or `ponder`: hold the answer until `stop` (or `ponderhit`).
     wait_for_stop: bool,
     show_ponder: bool,
@@ -983,6 +1026,7 @@ impl SearchJob {
             decided: self.decided,
             from_tables: self.from_tables,
             from_book: self.from_book.clone(),
+            proven: self.proven,
             wait_for_stop: false,
             show_ponder: self.show_ponder,
             show_wdl: self.show_wdl,
@@ -1037,6 +1081,17 @@ impl SearchJob {
                 depth,
                 score,
             )
+        } else if let Some(proven) = self.proven.filter(|p| p.at_once(&self.request.rules)) {
+            self.answer_at_once(
+                &root,
+                &format!(
+                    "info string proven {proven} {}",
+                    spell_turn(&root, rule, proven.turn)
+                ),
+                proven.turn,
+                1,
+                proven_win_score(),
+            )
         } else if let Some((turn, value)) = self.from_tables {
             let score = tablebase_score(value, 0);
             self.answer_at_once(
@@ -1067,6 +1122,26 @@ impl SearchJob {
             {
                 outcome.best = Some(turn);
                 outcome.ponder = None;
+            }
+            // A proof's turn keeps its value: the search's is played instead only when it
+            // wins by itself.
+            if let Some(proven) = self.proven
+                && outcome.best != Some(proven.turn)
+                && !(outcome.best.is_some() && is_decided_win(outcome.score))
+            {
+                outcome.best = Some(proven.turn);
+                outcome.ponder = None;
+            }
+            if let Some(proven) = self.proven {
+                let spelled = spell_turn(&root, rule, proven.turn);
+                let line = match outcome.best {
+                    Some(best) if best != proven.turn => format!(
+                        "info string proven {proven} {spelled}, but the search found a win: {}",
+                        spell_turn(&root, rule, best)
+                    ),
+                    _ => format!("info string proven {proven} {spelled}"),
+                };
+                self.out.line(&line);
             }
             if outcome.threads < self.request.threads {
                 self.out.line(&format!(
@@ -1342,6 +1417,7 @@ mod tests {
             decided: false,
             from_tables: None,
             from_book: None,
+            proven: None,
             wait_for_stop: true,
             show_ponder: false,
             show_wdl: false,

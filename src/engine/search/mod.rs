@@ -401,6 +401,17 @@ pub fn search(
     })
 }
 
+/// Whether `score` (the search's internal units) is a win proved by the search or the
+/// tables: a mate or a tablebase win.
+pub fn is_decided_win(score: i32) -> bool {
+    score >= DECIDED_BOUND
+}
+
+/// The score of a win whose distance is unknown (a proof's): the smallest tablebase win.
+pub fn proven_win_score() -> i32 {
+    TABLEBASE_WIN - TABLEBASE_DISTANCES
+}
+
 /// A tablebase value as a score `ply` plies from the root: wins score less the further
 /// they are (in plies from the root and turns to the next capture), losses the reverse,
 /// like mates; draws are draws.

@@ -399,3 +399,41 @@ fn two_threads_give_the_values_of_one() {
         assert_ne!(one.verdict, Verdict::Unknown, "{child}");
     }
 }
+
+#[test]
+fn a_sample_of_random_positions_agrees_with_the_tables() {
+    for board in [Board::Tsivy, Board::Dimy] {
+        let tables = tables_dir(board).to_str().unwrap();
+        let (ok, answer, error) = vato_solve(&[
+            "--variant",
+            board.name(),
+            "--tablebase-path",
+            tables,
+            "--sample",
+            "200",
+            "--nodes",
+            "5000000",
+            "--memory",
+            "16",
+        ]);
+        assert!(ok, "{error}");
+        let last = answer.lines().last().unwrap();
+        assert!(
+            last.starts_with("sample 200 positions of 3 stones over the tables of up to 2: ")
+                && last.contains(" 0 disagree"),
+            "{answer}"
+        );
+    }
+    let tables = tables_dir(Board::Dimy).to_str().unwrap();
+    let (ok, _, error) = vato_solve(&[
+        "--variant",
+        "dimy",
+        "--tablebase-path",
+        tables,
+        "--sample",
+        "5",
+        "--stones",
+        "2",
+    ]);
+    assert!(!ok && error.contains("--stones 2"), "{error}");
+}

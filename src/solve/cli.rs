@@ -4,6 +4,7 @@ use super::certificate::Certificate;
 use super::check::check;
 use super::checkpoint::Checkpoint;
 use super::dfpn::{Budget, Verdict, on_own_stack, solve_on_own_stack};
+use super::sample::{agreement, random_positions};
 use crate::progress::stop_on_ctrl_c;
 use crate::rules::Rules;
 use crate::rules::fen::parse_position_on;
@@ -45,6 +46,18 @@ pub struct SolveArgs {
     /// the tables) instead of solving.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "shard", "combine", "checkpoint", "proof"])]
     check: Option<PathBuf>,
+    /// Solve N random positions of --stones stones over the tables of fewer stones (from
+    /// --tablebase-path), and compare each value with the tables that hold it and check
+    /// each proof; --nodes and --time then limit each position.
+    #[arg(long, value_name = "N", conflicts_with_all = ["fen", "shard", "combine", "checkpoint", "proof", "check"])]
+    sample: Option<usize>,
+    /// With --sample: the stone count of the positions (default: the most the tables
+    /// hold).
+    #[arg(long, requires = "sample")]
+    stones: Option<usize>,
+    /// With --sample: the seed of the random positions.
+    #[arg(long, default_value_t = 1, requires = "sample")]
+    seed: u64,
     /// Give up after this many seconds.
     #[arg(long)]
     time: Option<f64>,
@@ -133,13 +146,14 @@ fn read_shard_lines(
     Ok(found)
 }
 
+/// The folder of the tables: `--tablebase-path`, or else the engine's default.
+fn table_dir(args: &SolveArgs) -> Option<PathBuf> {
+    args.tablebase_path.clone().or_else(default_dir)
+}
+
 /// The tables `args` asks for under `rules`: none when the default folder has none.
 fn open_tables(args: &SolveArgs, rules: Rules) -> Result<Option<Tablebase>> {
-    let dir = match args.tablebase_path.clone() {
-        Some(dir) => Some(dir),
-        None => default_dir(),
-    };
-    Ok(match dir {
+    Ok(match table_dir(args) {
         Some(dir) if dir.is_dir() => {
             let tables = Tablebase::open(&dir, rules, args.tablebase_stones)?;
             (!tables.layers().is_empty()).then_some(tables)
@@ -173,10 +187,83 @@ fn check_proof(args: &SolveArgs, file: &Path, out: &mut impl Write) -> Result<()
     Ok(())
 }
 
+/// `vato solve --sample N`: a line for each position that does not agree, then the
+/// count of each kind; an error if one disagrees.
+fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Result<()> {
+    let rules = args.rules.rules();
+    let Some(truth) = open_tables(args, rules)? else {
+        bail!("--sample compares with the tables: give --tablebase-path");
+    };
+    let stones = args.stones.unwrap_or(truth.max_stones());
+    if stones < 3 || stones > truth.max_stones() {
+        bail!(
+            "--stones {stones}: the tables go to {} stones, and the solver needs the tables of \
+             fewer (at least 2)",
+            truth.max_stones()
+        );
+    }
+    let dir = table_dir(args).expect("the tables were found there");
+    let leaves = Tablebase::open(&dir, rules, stones - 1)?;
+    let stop = stop_on_ctrl_c("the sample stops after the position being solved")?;
+    let budget = Budget {
+        nodes: args.nodes,
+        time: args.time.map(Duration::from_secs_f64),
+        stop: &stop,
+        table_mb: args.memory,
+        checkpoint: None,
+        proof: true,
+        threads: 1,
+    };
+    let started = Instant::now();
+    let positions = random_positions(&rules, stones, count, args.seed);
+    // The lines come from the solver's thread as they are found.
+    let (lines, said) = std::sync::mpsc::channel::<String>();
+    let found = std::thread::scope(|scope| {
+        let (positions, leaves, truth) = (&positions, &leaves, &truth);
+        let worker = scope.spawn(move || {
+            on_own_stack(|| {
+                agreement(positions, rules, Some(leaves), truth, budget, &mut |line| {
+                    let _ = lines.send(line.to_string());
+                })
+            })
+        });
+        for line in said {
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        }
+        worker
+            .join()
+            .map_err(|_| anyhow::anyhow!("the solver failed"))?
+    })?;
+    writeln!(
+        out,
+        "sample {} positions of {stones} stones over the tables of up to {}: {} agree, {} \
+         disagree, {} undecided; nodes {} time {:.3}",
+        found.positions,
+        stones - 1,
+        found.agree,
+        found.disagree.len(),
+        found.undecided,
+        found.nodes,
+        started.elapsed().as_secs_f64()
+    )?;
+    out.flush()?;
+    if !found.disagree.is_empty() {
+        bail!(
+            "{} positions disagree with the tables",
+            found.disagree.len()
+        );
+    }
+    Ok(())
+}
+
 /// Runs `vato solve`, writing the verdict to `out`.
 pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
     if let Some(file) = &args.check {
         return check_proof(&args, file, out);
+    }
+    if let Some(count) = args.sample {
+        return sample_positions(&args, count, out);
     }
     let rules = args.rules.rules();
     let root = match &args.fen {

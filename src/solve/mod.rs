@@ -22,6 +22,7 @@ mod checkpoint;
 mod cli;
 mod defence;
 mod dfpn;
+mod sample;
 mod strategy;
 mod table;
 mod win_strategy;
@@ -34,4 +35,5 @@ pub use dfpn::{
     Answer, Budget, Proof, Query, Solved, Verdict, answer, on_own_stack, prove, second_checkpoint,
     solve, solve_on_own_stack,
 };
+pub use sample::{Agreement, agreement, random_positions};
 pub use strategy::{Guarantee, Strategy};

@@ -1,0 +1,118 @@
+//! The solver against retrograde analysis, on many positions: random positions of one
+//! stone count are solved over the tables of fewer stones, each value compared with the
+//! tables that hold the position, and each proof checked.
+
+use super::certificate::Certificate;
+use super::check::check;
+use super::dfpn::{Budget, Verdict, solve};
+use crate::random::Rng;
+use crate::rules::Rules;
+use crate::rules::movegen::has_legal_turn;
+use crate::rules::position::Position;
+use crate::tablebase::{Outcome, Tablebase, layer_size, layers_with, position_of};
+use anyhow::Result;
+use std::time::Instant;
+
+/// What a sample found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Agreement {
+    /// Positions solved.
+    pub positions: usize,
+    /// Values equal to the tables', with a proof that checks.
+    pub agree: usize,
+    /// Positions where the value or its proof is wrong, with what was found.
+    pub disagree: Vec<String>,
+    /// Positions left undecided within the budget.
+    pub undecided: usize,
+    /// Nodes searched in all.
+    pub nodes: u64,
+}
+
+/// `count` random positions of `stones` stones (uniform over every layer's positions
+/// with White to move and a legal turn), drawn from `seed`.
+pub fn random_positions(rules: &Rules, stones: usize, count: usize, seed: u64) -> Vec<Position> {
+    let layers: Vec<(usize, usize, u64)> = layers_with(stones)
+        .into_iter()
+        .map(|(a, b)| (a, b, layer_size(rules.board, a, b)))
+        .collect();
+    let total: u64 = layers.iter().map(|l| l.2).sum();
+    let mut rng = Rng::new(seed);
+    let mut positions = Vec::with_capacity(count);
+    while positions.len() < count && total > 0 {
+        let mut index = rng.below(total);
+        for &(a, b, size) in &layers {
+            if index < size {
+                let position = position_of(rules.board, a, b, index);
+                if has_legal_turn(&position) {
+                    positions.push(position);
+                }
+                break;
+            }
+            index -= size;
+        }
+    }
+    positions
+}
+
+/// Solves each of `positions` over `leaves` (tables of fewer stones) and compares with
+/// `truth`; `report` hears of every position that does not agree, as it is found.
+pub fn agreement(
+    positions: &[Position],
+    rules: Rules,
+    leaves: Option<&Tablebase>,
+    truth: &Tablebase,
+    budget: Budget<'_>,
+    report: &mut dyn FnMut(&str),
+) -> Result<Agreement> {
+    let mut found = Agreement::default();
+    let table_stones = leaves.map_or(0, |t| t.max_stones()) as u8;
+    let budget = Budget {
+        proof: true,
+        checkpoint: None,
+        ..budget
+    };
+    for position in positions {
+        let started = Instant::now();
+        let solved = solve(position, rules, leaves, budget)?;
+        found.positions += 1;
+        found.nodes += solved.nodes;
+        let expected = match truth.probe_outcome(position) {
+            Some(Outcome::Win) => Verdict::Win,
+            Some(Outcome::Draw) => Verdict::Draw,
+            Some(Outcome::Loss) => Verdict::Loss,
+            None => anyhow::bail!("{position} is not in the tables compared with"),
+        };
+        if solved.verdict == Verdict::Unknown || solved.strategies.is_empty() {
+            found.undecided += 1;
+            report(&format!(
+                "undecided {position} (tables: {expected}) nodes {} time {:.3}",
+                solved.nodes,
+                started.elapsed().as_secs_f64()
+            ));
+            continue;
+        }
+        let certificate = Certificate {
+            root: *position,
+            rules,
+            verdict: solved.verdict,
+            table_stones,
+            strategies: solved.strategies,
+        };
+        let checked = check(&certificate, leaves);
+        if solved.verdict == expected && checked.is_ok() {
+            found.agree += 1;
+        } else {
+            let why = match checked {
+                Err(e) => format!(", its proof fails: {e:#}"),
+                Ok(_) => String::new(),
+            };
+            let line = format!(
+                "disagree {position}: solved {}, tables {expected}{why}",
+                solved.verdict
+            );
+            report(&line);
+            found.disagree.push(line);
+        }
+    }
+    Ok(found)
+}

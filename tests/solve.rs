@@ -437,3 +437,46 @@ fn a_sample_of_random_positions_agrees_with_the_tables() {
     ]);
     assert!(!ok && error.contains("--stones 2"), "{error}");
 }
+
+#[test]
+fn false_draws_from_repetitions_on_other_lines_are_caught() {
+    // Over the 4-stone Dimy tables, the search alone (storing every value it found)
+    // called these three positions draws: each rested on a repetition of a line other
+    // than the one it was met on. The tables of 5 stones say otherwise.
+    let rules = rules_on(Board::Dimy);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-five-dimy");
+    if !dir.join("vato-dimy-4v1.vtw").exists() {
+        let _ = std::fs::remove_dir_all(&dir);
+        build(&dir, 5, &rules, 2, Progress::Quiet).expect("tables build");
+    }
+    let all = Tablebase::open(&dir, rules, 5).unwrap();
+    let leaves = Tablebase::open(&dir, rules, 4).unwrap();
+    let stop = AtomicBool::new(false);
+    let budget = Budget {
+        nodes: Some(5_000_000),
+        time: None,
+        stop: &stop,
+        table_mb: 64,
+        checkpoint: None,
+        proof: true,
+        threads: 1,
+    };
+    for fen in [
+        "W4/4B/3W1/1BB2/5 w 0 1",
+        "BB2B/5/5/3WW/5 w 0 1",
+        "5/2B2/3B1/5/1WW1W w 0 1",
+    ] {
+        let position = vato::rules::fen::parse_position_on(Board::Dimy, fen).unwrap();
+        let solved = solve_on_own_stack(&position, rules, Some(&leaves), budget).unwrap();
+        assert_eq!(solved.verdict, expected(&all, &position), "{fen}");
+        assert_ne!(solved.verdict, Verdict::Draw, "{fen}");
+        let certificate = Certificate {
+            root: position,
+            rules,
+            verdict: solved.verdict,
+            table_stones: 4,
+            strategies: solved.strategies,
+        };
+        vato::solve::check(&certificate, Some(&leaves)).unwrap();
+    }
+}

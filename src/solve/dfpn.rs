@@ -138,6 +138,9 @@ pub(super) struct Search<'a> {
     budget: Budget<'a>,
     started: Instant,
     pub(super) aborted: bool,
+    /// Whether values resting on a repetition of a position above them are stored too:
+    /// fast, but what is stored may not hold on another path (see [`answer`]).
+    store_dependent: bool,
 }
 
 /// A child of an expanded node: its position and, when it is decided without search
@@ -145,7 +148,13 @@ pub(super) struct Search<'a> {
 struct Child {
     position: Position,
     fixed: Option<(u32, u32)>,
+    /// When `fixed` rests on a repetition: the place on the path of the earliest position
+    /// repeated ([`INDEPENDENT`] otherwise).
+    low: usize,
 }
+
+/// The `low` of a value that rests on no repetition of the path above it.
+const INDEPENDENT: usize = usize::MAX;
 
 impl Search<'_> {
     /// `(phi, delta)` of a node whose side to move reaches its goal (`true`) or fails.
@@ -182,21 +191,35 @@ impl Search<'_> {
     /// of the game, a draw by repeating a position of the current line, or the tables'
     /// value.
     pub(super) fn leaf(&self, position: &Position) -> Option<(u32, u32)> {
+        self.leaf_and_low(position).map(|(numbers, _)| numbers)
+    }
+
+    /// [`Search::leaf`], and where on the path the position it repeats is (the whole path
+    /// for the longest line; [`INDEPENDENT`] when it repeats none).
+    fn leaf_and_low(&self, position: &Position) -> Option<((u32, u32), usize)> {
         let mover_is_prover = position.side_to_move() == self.prover;
-        let outcome = Search::game_end(position).or_else(|| {
-            if self.path.contains(&position.key()) || self.path.len() >= MAX_PATH {
-                Some(Outcome::Draw)
-            } else {
-                self.tables
-                    .and_then(|tables| tables.probe_outcome(position))
-            }
-        })?;
+        let repeated = || {
+            let at = self.path.iter().position(|&key| key == position.key());
+            at.or((self.path.len() >= MAX_PATH).then_some(0))
+        };
+        let (outcome, low) = match Search::game_end(position) {
+            Some(end) => (end, INDEPENDENT),
+            None => match repeated() {
+                Some(at) => (Outcome::Draw, at),
+                None => (
+                    self.tables
+                        .and_then(|tables| tables.probe_outcome(position))?,
+                    INDEPENDENT,
+                ),
+            },
+        };
         // The prover's goal is a win; its opponent's is anything else.
-        Some(Search::decided(if mover_is_prover {
+        let numbers = Search::decided(if mover_is_prover {
             outcome == Outcome::Win
         } else {
             outcome != Outcome::Loss
-        }))
+        });
+        Some((numbers, low))
     }
 
     fn numbers(&self, child: &Child) -> (u32, u32) {
@@ -230,14 +253,20 @@ impl Search<'_> {
 
     /// Searches `position` until its `phi` reaches `limit_phi` or its `delta` reaches
     /// `limit_delta`; returns both.
+    ///
+    /// A decided value that rests on a repetition of a position above this one on the
+    /// path holds only while that position is on the path: it is kept by the caller, not
+    /// stored (the simple remedy for the graph-history interaction). The third number is
+    /// the place on the path of that position, [`INDEPENDENT`] if there is none.
     pub(super) fn expand(
         &mut self,
         position: &Position,
         limit_phi: u32,
         limit_delta: u32,
-    ) -> (u32, u32) {
+    ) -> (u32, u32, usize) {
         self.nodes += 1;
         let start_nodes = self.nodes;
+        let depth = self.path.len();
         let mut turns = Vec::new();
         self.rules.turn_rules().generate(position, &mut turns);
         self.path.push(position.key());
@@ -246,10 +275,14 @@ impl Search<'_> {
             .map(|turn| Child {
                 position: position.play(turn),
                 fixed: None,
+                low: INDEPENDENT,
             })
             .collect();
         for child in &mut children {
-            child.fixed = self.leaf(&child.position);
+            if let Some((numbers, low)) = self.leaf_and_low(&child.position) {
+                child.fixed = Some(numbers);
+                child.low = low;
+            }
         }
         let (mut phi, mut delta);
         loop {
@@ -299,14 +332,34 @@ impl Search<'_> {
                 .min(second.saturating_add(second / 4).saturating_add(1))
                 .min(INFINITE);
             let child = children[best].position;
-            self.expand(&child, child_limit_phi, child_limit_delta);
+            let (child_phi, child_delta, low) =
+                self.expand(&child, child_limit_phi, child_limit_delta);
+            if (child_phi == 0 || child_delta == 0) && low != INDEPENDENT {
+                children[best].fixed = Some((child_phi, child_delta));
+                children[best].low = low;
+            }
         }
         self.path.pop();
-        if !self.aborted {
+        // What the value rests on: a goal reached needs one child that fails at its own
+        // (the most independent one counts), a failure needs every child.
+        let low = if phi == 0 {
+            children
+                .iter()
+                .filter(|c| self.numbers(c).1 == 0)
+                .map(|c| c.low)
+                .max()
+                .unwrap_or(INDEPENDENT)
+        } else if delta == 0 {
+            children.iter().map(|c| c.low).min().unwrap_or(INDEPENDENT)
+        } else {
+            INDEPENDENT
+        };
+        let low = if low >= depth { INDEPENDENT } else { low };
+        if !self.aborted && (low == INDEPENDENT || self.store_dependent) {
             self.table
                 .put(position.key(), phi, delta, self.nodes - start_nodes + 1);
         }
-        (phi, delta)
+        (phi, delta, low)
     }
 
     /// Saves the table; a failure is reported and the search goes on.
@@ -376,8 +429,9 @@ pub struct Answer {
     pub proof: Proof,
     /// Nodes searched, extracting the strategy included.
     pub nodes: u64,
-    /// The strategy of the side whose goal was reached at the root: the prover's win,
-    /// or its opponent's defence.
+    /// The strategy of the side whose goal was reached at the root: the prover's win
+    /// (when the budget asks for proofs), or its opponent's defence (always: it confirms
+    /// the disproof).
     pub strategy: Option<Strategy>,
 }
 
@@ -393,6 +447,12 @@ pub fn prove(
 }
 
 /// [`prove`], with the strategy when `budget.proof` asks for it.
+///
+/// The search first stores every value it finds, which is fast but lets a disproof that
+/// rested on a repetition of one line be reused on another (the graph-history
+/// interaction). So a disproof is confirmed by writing the defence down as a strategy
+/// over positions (see `defence`); if none is found, the question is searched again
+/// storing only values that hold whatever the path. A proof never rests on a repetition.
 pub fn answer(
     root: &Position,
     rules: Rules,
@@ -400,6 +460,39 @@ pub fn answer(
     query: Query,
     budget: Budget<'_>,
 ) -> Result<Answer> {
+    let started = Instant::now();
+    let spent = match answer_storing(root, rules, tables, query, budget, true)? {
+        Ok(answer) => return Ok(answer),
+        Err(spent) => spent,
+    };
+    let budget = Budget {
+        time: budget.time.map(|t| t.saturating_sub(started.elapsed())),
+        nodes: budget.nodes.map(|n| n.saturating_sub(spent)),
+        checkpoint: None,
+        ..budget
+    };
+    match answer_storing(root, rules, tables, query, budget, false)? {
+        Ok(answer) => Ok(Answer {
+            nodes: answer.nodes + spent,
+            ..answer
+        }),
+        Err(_) => bail!(
+            "{root}: a value was found, but not a strategy that holds whatever the path \
+             (the graph-history interaction): it is not confirmed"
+        ),
+    }
+}
+
+/// One search of `query`, storing values that rest on repetitions or not; the nodes it
+/// took when its disproof is not confirmed by a strategy.
+fn answer_storing(
+    root: &Position,
+    rules: Rules,
+    tables: Option<&Tablebase>,
+    query: Query,
+    budget: Budget<'_>,
+    store_dependent: bool,
+) -> Result<Result<Answer, u64>> {
     let owner = Owner::of(root, &rules, query.prover);
     let mut table = ProofTable::new(budget.table_mb);
     if let Some(checkpoint) = budget.checkpoint
@@ -431,12 +524,16 @@ pub fn answer(
         budget,
         started: Instant::now(),
         aborted: false,
+        store_dependent,
     };
     let mover = root.side_to_move();
     let mover_is_prover = mover == query.prover;
     let (phi, delta) = match search.leaf(root) {
         Some(numbers) => numbers,
-        None => search.expand(root, INFINITE, INFINITE),
+        None => {
+            let (phi, delta, _) = search.expand(root, INFINITE, INFINITE);
+            (phi, delta)
+        }
     };
     let proof = if search.aborted && phi != 0 && delta != 0 {
         Proof::Unknown
@@ -453,21 +550,21 @@ pub fn answer(
     } else {
         Proof::Proved(None)
     };
-    let strategy = if budget.proof && proof != Proof::Unknown {
-        // Writing the proof down searches again where the table lost entries, within
-        // what is left of the budget; it saves no checkpoint.
+    // A disproof is always confirmed; a proof is written down when asked for.
+    let disproved = matches!(proof, Proof::Disproved(_));
+    let wanted = proof != Proof::Unknown && (budget.proof || disproved);
+    let strategy = if wanted {
+        // Searches again where the table lost entries, within what is left of the
+        // budget; saves no checkpoint.
         search.budget.checkpoint = None;
         let owner = if phi == 0 { mover } else { mover.opposite() };
         let strategy = search.extract(root, owner);
         if strategy.is_none() && !search.aborted {
-            let what = if owner == query.prover {
-                "win"
-            } else {
-                "defence"
-            };
+            if owner != query.prover {
+                return Ok(Err(search.nodes));
+            }
             bail!(
-                "{root}: the value was found, but not {}'s {what} as a strategy that holds \
-                 whatever the path (the graph-history interaction): it is not confirmed",
+                "{root}: {}'s win was proved, but not written down as a strategy",
                 owner.name()
             );
         }
@@ -475,11 +572,21 @@ pub fn answer(
     } else {
         None
     };
-    Ok(Answer {
+    // Stopped while confirming: the disproof is not known to hold, and the table is
+    // saved for the next run.
+    let proof = if disproved && strategy.is_none() {
+        if let Some(checkpoint) = budget.checkpoint {
+            search.save(checkpoint);
+        }
+        Proof::Unknown
+    } else {
+        proof
+    };
+    Ok(Ok(Answer {
         proof,
         nodes: search.nodes,
         strategy,
-    })
+    }))
 }
 
 /// Where the second question of a solve keeps its checkpoint: `FILE.second`.
@@ -670,7 +777,7 @@ pub fn solve(
         best,
         nodes,
         elapsed: started.elapsed(),
-        strategies: if strategies.iter().all(Option::is_some) {
+        strategies: if budget.proof && strategies.iter().all(Option::is_some) {
             strategies.into_iter().flatten().collect()
         } else {
             Vec::new()

@@ -8,13 +8,13 @@
 //! draw). As in the tables, there is no no-capture limit.
 //!
 //! Proofs never rest on a repetition (a repeated position disproves a win, it never
-//! proves one), so a `win` or `loss` verdict holds whatever the path. A disproof does:
-//! a position disproved because it repeated an ancestor is stored in the table and may be
-//! reused where that ancestor is not on the path (the graph-history interaction). A
-//! `draw` verdict alone therefore says that no win was found for either side under the
-//! path's repetitions. Asked for a proof, the solver writes each side's defence down as a
-//! positional strategy, which `check` follows line by line whatever the path: a draw with
-//! a checked proof is sound.
+//! proves one), so a `win` or `loss` verdict holds whatever the path. A disproof may: a
+//! position disproved because it repeated an ancestor, stored in the table and reused
+//! where that ancestor is not on the path, gives a false draw (the graph-history
+//! interaction). So every disproof is confirmed by writing the defence down as a strategy
+//! over positions, which holds whatever the path; when none is found, the question is
+//! searched again storing only the values that rest on no repetition above them (the
+//! simple, slower remedy). `check` verifies a written proof with the rules alone.
 
 mod certificate;
 mod check;

@@ -22,7 +22,8 @@ pub struct Agreement {
     pub agree: usize,
     /// Positions where the value or its proof is wrong, with what was found.
     pub disagree: Vec<String>,
-    /// Positions left undecided within the budget.
+    /// Positions left undecided within the budget, or whose value found no strategy to
+    /// confirm it.
     pub undecided: usize,
     /// Nodes searched in all.
     pub nodes: u64,
@@ -73,7 +74,15 @@ pub fn agreement(
     };
     for position in positions {
         let started = Instant::now();
-        let solved = solve(position, rules, leaves, budget)?;
+        let solved = match solve(position, rules, leaves, budget) {
+            Ok(solved) => solved,
+            Err(e) => {
+                found.positions += 1;
+                found.undecided += 1;
+                report(&format!("unconfirmed {position}: {e:#}"));
+                continue;
+            }
+        };
         found.positions += 1;
         found.nodes += solved.nodes;
         let expected = match truth.probe_outcome(position) {

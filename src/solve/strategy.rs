@@ -92,7 +92,8 @@ impl Search<'_> {
     pub(super) fn goal_reached(&mut self, position: &Position, fresh: bool) -> Option<bool> {
         let numbers = if fresh {
             let line = std::mem::take(&mut self.path);
-            let numbers = self.expand(position, INFINITE, INFINITE);
+            let (phi, delta, _) = self.expand(position, INFINITE, INFINITE);
+            let numbers = (phi, delta);
             self.path = line;
             numbers
         } else {

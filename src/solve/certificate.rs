@@ -2,15 +2,15 @@
 //! by `vato solve --proof FILE`, verified by `vato solve --check FILE` and read by the
 //! engine (`ProofFile`). Specified byte by byte in `docs/proof-format.md`.
 
+use super::codes::{board_code, board_of, chain_code, chain_of, color_code, color_of};
 use super::dfpn::Verdict;
 use super::strategy::{Guarantee, Strategy};
+use crate::rules::Rules;
 use crate::rules::bitboard::Bitboard;
-use crate::rules::board::Board;
 use crate::rules::fen::parse_position_on;
 use crate::rules::geometry::Square;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
-use crate::rules::{ChainRule, Rules};
 use crate::safe_file::{Checksum, write_atomically};
 use anyhow::{Context, Result, bail};
 use std::path::Path;
@@ -74,14 +74,8 @@ impl Certificate {
         let mut bytes = Vec::with_capacity(HEADER_BYTES + body.len());
         bytes.extend_from_slice(MAGIC);
         bytes.extend_from_slice(&VERSION.to_le_bytes());
-        bytes.push(match self.rules.board {
-            Board::Tsivy => 0,
-            Board::Dimy => 1,
-        });
-        bytes.push(match self.rules.chain_rule {
-            ChainRule::Optional => 0,
-            ChainRule::Mandatory => 1,
-        });
+        bytes.push(board_code(self.rules.board));
+        bytes.push(chain_code(self.rules.chain_rule));
         bytes.push(match self.verdict {
             Verdict::Win => 0,
             Verdict::Draw => 1,
@@ -123,15 +117,13 @@ impl Certificate {
         if version != VERSION {
             bail!("proof format {version}, this Vato reads {VERSION}");
         }
-        let board = match bytes[12] {
-            0 => Board::Tsivy,
-            1 => Board::Dimy,
-            _ => bail!("unknown board in the proof"),
+        let board = match board_of(bytes[12]) {
+            Some(board) => board,
+            None => bail!("unknown board in the proof"),
         };
-        let chain_rule = match bytes[13] {
-            0 => ChainRule::Optional,
-            1 => ChainRule::Mandatory,
-            _ => bail!("unknown chain rule in the proof"),
+        let chain_rule = match chain_of(bytes[13]) {
+            Some(rule) => rule,
+            None => bail!("unknown chain rule in the proof"),
         };
         let verdict = match bytes[14] {
             0 => Verdict::Win,
@@ -190,22 +182,14 @@ fn sum_of(header: &[u8], body: &[u8]) -> u64 {
     Checksum::default().update(header).update(body).finish()
 }
 
-fn color_code(color: Color) -> u8 {
-    match color {
-        Color::White => 0,
-        Color::Black => 1,
-    }
-}
-
 /// One strategy from the front of `bytes`, and the bytes after it.
 fn read_strategy(bytes: &[u8]) -> Result<(Strategy, &[u8])> {
     let Some(head) = bytes.get(..STRATEGY_HEADER_BYTES) else {
         bail!("damaged: a strategy is cut short");
     };
-    let owner = match head[0] {
-        0 => Color::White,
-        1 => Color::Black,
-        _ => bail!("damaged: a strategy has no owner"),
+    let owner = match color_of(head[0]) {
+        Some(color) => color,
+        None => bail!("damaged: a strategy has no owner"),
     };
     let guarantee = match head[1] {
         0 => Guarantee::Win,
@@ -248,6 +232,7 @@ fn unpack_turn(bits: u64) -> Option<Turn> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::board::Board;
 
     fn sample() -> Certificate {
         let rules = Rules {

@@ -9,6 +9,7 @@
 //! checksum of the entries (u64), then each entry: key (u64), phi (u32), delta (u32), work
 //! (u64).
 
+use super::codes::{board_code, board_of, chain_code, chain_of, color_code, color_of};
 use super::table::{ProofTable, Stored};
 use crate::rules::board::Board;
 use crate::rules::position::{Color, Position};
@@ -69,18 +70,9 @@ pub fn save(path: &Path, owner: Owner, table: &ProofTable) -> Result<()> {
     let mut bytes = Vec::with_capacity(HEADER_BYTES + body.len());
     bytes.extend_from_slice(MAGIC);
     bytes.extend_from_slice(&VERSION.to_le_bytes());
-    bytes.push(match owner.board {
-        Board::Tsivy => 0,
-        Board::Dimy => 1,
-    });
-    bytes.push(match owner.chain_rule {
-        ChainRule::Optional => 0,
-        ChainRule::Mandatory => 1,
-    });
-    bytes.push(match owner.prover {
-        Color::White => 0,
-        Color::Black => 1,
-    });
+    bytes.push(board_code(owner.board));
+    bytes.push(chain_code(owner.chain_rule));
+    bytes.push(color_code(owner.prover));
     bytes.push(0);
     bytes.extend_from_slice(&owner.root.to_le_bytes());
     bytes.extend_from_slice(&((body.len() / ENTRY_BYTES) as u64).to_le_bytes());
@@ -106,20 +98,17 @@ pub fn load(path: &Path) -> Result<Option<(Owner, Vec<Stored>)>> {
     if version != VERSION {
         bail!("{name}: checkpoint format {version}, this Vato reads {VERSION}");
     }
-    let board = match bytes[12] {
-        0 => Board::Tsivy,
-        1 => Board::Dimy,
-        _ => bail!("{name}: unknown board in the checkpoint"),
+    let board = match board_of(bytes[12]) {
+        Some(board) => board,
+        None => bail!("{name}: unknown board in the checkpoint"),
     };
-    let chain_rule = match bytes[13] {
-        0 => ChainRule::Optional,
-        1 => ChainRule::Mandatory,
-        _ => bail!("{name}: unknown chain rule in the checkpoint"),
+    let chain_rule = match chain_of(bytes[13]) {
+        Some(rule) => rule,
+        None => bail!("{name}: unknown chain rule in the checkpoint"),
     };
-    let prover = match bytes[14] {
-        0 => Color::White,
-        1 => Color::Black,
-        _ => bail!("{name}: unknown prover in the checkpoint"),
+    let prover = match color_of(bytes[14]) {
+        Some(color) => color,
+        None => bail!("{name}: unknown prover in the checkpoint"),
     };
     let (root, count, sum) = (word(16), word(24), word(32));
     let body = &bytes[HEADER_BYTES..];

@@ -435,6 +435,18 @@ pub struct Answer {
     pub strategy: Option<Strategy>,
 }
 
+impl Answer {
+    /// An answer known without a search: the first question's, marked answered in a
+    /// checkpoint, or the second's, when it is not asked.
+    fn given(proof: Proof) -> Answer {
+        Answer {
+            proof,
+            nodes: 0,
+            strategy: None,
+        }
+    }
+}
+
 /// Whether `query.prover` wins from `root` under `rules`, with `tables` as leaves.
 pub fn prove(
     root: &Position,
@@ -607,21 +619,13 @@ fn one_after_the_other(
 ) -> Result<[Answer; 2]> {
     let started = Instant::now();
     let mover = root.side_to_move();
-    let unasked = Answer {
-        proof: Proof::Unknown,
-        nodes: 0,
-        strategy: None,
-    };
     let first = if first_answered {
-        Answer {
-            proof: Proof::Disproved(None),
-            ..unasked.clone()
-        }
+        Answer::given(Proof::Disproved(None))
     } else {
         answer(root, rules, tables, Query { prover: mover }, budgets[0])?
     };
     if !matches!(first.proof, Proof::Disproved(_)) {
-        return Ok([first, unasked]);
+        return Ok([first, Answer::given(Proof::Unknown)]);
     }
     if let Some(checkpoint) = budgets[0].checkpoint
         && !first_answered
@@ -665,11 +669,7 @@ fn side_by_side(
     let stops = [AtomicBool::new(false), AtomicBool::new(false)];
     let run = |question: usize| -> Result<Answer> {
         if question == 0 && first_answered {
-            return Ok(Answer {
-                proof: Proof::Disproved(None),
-                nodes: 0,
-                strategy: None,
-            });
+            return Ok(Answer::given(Proof::Disproved(None)));
         }
         let prover = if question == 0 {
             mover

@@ -20,6 +20,7 @@ mod certificate;
 mod check;
 mod checkpoint;
 mod cli;
+mod codes;
 mod defence;
 mod dfpn;
 mod sample;

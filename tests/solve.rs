@@ -10,7 +10,7 @@ use vato::rules::board::Board;
 use vato::rules::movegen::has_legal_turn;
 use vato::rules::position::Position;
 use vato::solve::{Budget, Certificate, Verdict, solve, solve_on_own_stack};
-use vato::tablebase::{Outcome, Progress, Tablebase, build, layer_size, layers_with, position_of};
+use vato::tablebase::{Progress, Tablebase, build, layer_size, layers_with, position_of};
 
 fn rules_on(board: Board) -> Rules {
     Rules {
@@ -53,11 +53,7 @@ fn sample(board: Board, stones: usize, per_layer: u64) -> Vec<Position> {
 }
 
 fn expected(tables: &Tablebase, position: &Position) -> Verdict {
-    match tables.probe(position).expect("in the tables").outcome {
-        Outcome::Win => Verdict::Win,
-        Outcome::Draw => Verdict::Draw,
-        Outcome::Loss => Verdict::Loss,
-    }
+    Verdict::from(tables.probe(position).expect("in the tables").outcome)
 }
 
 fn check(board: Board, stones: usize, leaves: usize, per_layer: u64) {

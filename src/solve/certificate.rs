@@ -54,6 +54,16 @@ impl Certificate {
         }
     }
 
+    /// The number of turns of each strategy, as `N` or `N + M`.
+    pub fn turn_counts(&self) -> String {
+        let counts: Vec<String> = self
+            .strategies
+            .iter()
+            .map(|s| s.turns.len().to_string())
+            .collect();
+        counts.join(" + ")
+    }
+
     /// The file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
         let fen = self.root.to_string();

@@ -3,6 +3,7 @@
 //! position of the tables. Only the rules, the tables and the file are trusted.
 
 use super::certificate::Certificate;
+use super::dfpn::Verdict;
 use super::strategy::{Guarantee, Strategy};
 use crate::rules::Rules;
 use crate::rules::movegen::has_legal_turn;
@@ -99,7 +100,7 @@ fn walk(
                         if !strategy.guarantee.kept_by(outcome, mover, strategy.owner) {
                             bail!(
                                 "{whose} reaches {position}, a {} for its side to move",
-                                outcome_word(outcome)
+                                Verdict::from(outcome)
                             );
                         }
                     }
@@ -135,12 +136,4 @@ fn walk(
         }
     }
     Ok(marks.len())
-}
-
-fn outcome_word(outcome: Outcome) -> &'static str {
-    match outcome {
-        Outcome::Win => "win",
-        Outcome::Draw => "draw",
-        Outcome::Loss => "loss",
-    }
 }

@@ -339,16 +339,11 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
             strategies: solved.strategies.clone(),
         };
         certificate.write(file)?;
-        let sizes: Vec<String> = certificate
-            .strategies
-            .iter()
-            .map(|s| s.turns.len().to_string())
-            .collect();
         writeln!(
             out,
             "proof {} ({} turns)",
             file.display(),
-            sizes.join(" + ")
+            certificate.turn_counts()
         )?;
     }
     out.flush()?;

@@ -100,6 +100,17 @@ pub struct Solved {
     pub strategies: Vec<Strategy>,
 }
 
+impl From<Outcome> for Verdict {
+    /// The tables' value as a verdict.
+    fn from(outcome: Outcome) -> Verdict {
+        match outcome {
+            Outcome::Win => Verdict::Win,
+            Outcome::Draw => Verdict::Draw,
+            Outcome::Loss => Verdict::Loss,
+        }
+    }
+}
+
 impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {

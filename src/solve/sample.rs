@@ -9,7 +9,7 @@ use crate::random::Rng;
 use crate::rules::Rules;
 use crate::rules::movegen::has_legal_turn;
 use crate::rules::position::Position;
-use crate::tablebase::{Outcome, Tablebase, layer_size, layers_with, position_of};
+use crate::tablebase::{Tablebase, layer_size, layers_with, position_of};
 use anyhow::Result;
 use std::time::Instant;
 
@@ -85,12 +85,10 @@ pub fn agreement(
         };
         found.positions += 1;
         found.nodes += solved.nodes;
-        let expected = match truth.probe_outcome(position) {
-            Some(Outcome::Win) => Verdict::Win,
-            Some(Outcome::Draw) => Verdict::Draw,
-            Some(Outcome::Loss) => Verdict::Loss,
-            None => anyhow::bail!("{position} is not in the tables compared with"),
+        let Some(outcome) = truth.probe_outcome(position) else {
+            anyhow::bail!("{position} is not in the tables compared with");
         };
+        let expected = Verdict::from(outcome);
         if solved.verdict == Verdict::Unknown || solved.strategies.is_empty() {
             found.undecided += 1;
             report(&format!(

@@ -34,17 +34,12 @@ impl fmt::Display for Proven {
 
 /// The line that says which proof was read.
 pub(super) fn describe(certificate: &Certificate, file: &str) -> String {
-    let turns: Vec<String> = certificate
-        .strategies
-        .iter()
-        .map(|s| s.turns.len().to_string())
-        .collect();
     format!(
         "info string proof: {file} ({} for {} in {}, {} turns)",
         certificate.verdict,
         certificate.root.side_to_move().name(),
         certificate.root,
-        turns.join(" + ")
+        certificate.turn_counts()
     )
 }
 

@@ -11,8 +11,8 @@ use vato::rules::movegen::legal_turns;
 use vato::rules::position::{Color, Position};
 use vato::rules::{ChainRule, Rules};
 use vato::tablebase::{
-    Kind, Outcome, Progress, Tablebase, Value, build, build_layers, layer_size, layers_with,
-    legacy_file_name, position_of, table_file_name,
+    BuildOptions, Kind, Outcome, Progress, Tablebase, Value, build, build_layers, layer_size,
+    layers_with, legacy_file_name, position_of, table_file_name,
 };
 
 const CHAIN: ChainRule = ChainRule::Optional;
@@ -913,8 +913,14 @@ fn layer_pairs_built_apart_and_collected_equal_one_build() {
     build(&whole, 4, &rules, 2, Progress::Quiet).unwrap();
 
     let base = temp_dir("layers-base");
-    let error = build_layers(&base, 4, &rules, 2, Progress::Quiet, Some(&[(3, 1)]))
-        .expect_err("the smaller layers are missing");
+    let error = build_layers(
+        &base,
+        4,
+        &rules,
+        &BuildOptions::new(2, Progress::Quiet),
+        Some(&[(3, 1)]),
+    )
+    .expect_err("the smaller layers are missing");
     assert!(format!("{error:#}").contains("missing: 1v1"), "{error:#}");
     build(&base, 3, &rules, 2, Progress::Quiet).unwrap();
     // Two "machines": copies of the three-stone set, one pair of four stones each.
@@ -926,7 +932,14 @@ fn layer_pairs_built_apart_and_collected_equal_one_build() {
             let path = entry.unwrap().path();
             std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
         }
-        let report = build_layers(&dir, 4, &rules, 2, Progress::Quiet, Some(&[pair])).unwrap();
+        let report = build_layers(
+            &dir,
+            4,
+            &rules,
+            &BuildOptions::new(2, Progress::Quiet),
+            Some(&[pair]),
+        )
+        .unwrap();
         let mut expected = vec![pair, (pair.1, pair.0)];
         expected.dedup();
         assert_eq!(report.solved, expected);

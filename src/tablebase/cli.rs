@@ -6,7 +6,7 @@ use super::layer_file::{Kind, layer_built, longest_distance, table_file_name, wr
 use super::legacy::read_legacy_layer;
 use super::location::{TABLEBASES_VARIABLE, default_dir};
 use super::probe::{MAX_STONES, Tablebase, layer_names, missing_layers};
-use super::solver::{Progress, build_layers};
+use super::solver::{BuildOptions, CHECKPOINT_EVERY, Progress, build_layers};
 use super::stats::layer_stats;
 use super::value::Value;
 use crate::random::Rng;
@@ -16,7 +16,7 @@ use crate::rules::{ChainRule, Rules};
 use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// The rules of a command-line job on tables, books or proofs: the board and the chain
 /// rule (`vato tablebase`, `vato book` and `vato solve` take them alike).
@@ -64,6 +64,11 @@ pub enum TablebaseCommand {
         /// of one stone count can so be built on several machines and collected.
         #[arg(long, value_name = "AvB,...", value_delimiter = ',', value_parser = parse_layer_pair)]
         layers: Option<Vec<(usize, usize)>>,
+        /// Seconds between the checkpoints of a pair still being solved (`vato-AvB.vtc` in
+        /// DIR, written between passes and removed when the pair is done); the same
+        /// command resumes from it after a stop. 0 writes one after every pass.
+        #[arg(long, value_name = "SECONDS", default_value_t = CHECKPOINT_EVERY.as_secs())]
+        checkpoint_every: u64,
     },
     /// Prints a position's value and every legal turn with its value.
     Probe {
@@ -202,21 +207,23 @@ pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
             dir,
             threads,
             layers,
+            checkpoint_every,
             ..
         } => {
             let dir = dir_or_default(dir)?;
             let started = Instant::now();
-            let report = build_layers(
-                &dir,
-                stones.into(),
-                &rules,
-                threads_or_all(threads),
-                Progress::Stderr,
-                layers.as_deref(),
-            )?;
+            let options = BuildOptions {
+                checkpoint_every: Some(Duration::from_secs(checkpoint_every)),
+                ..BuildOptions::new(threads_or_all(threads), Progress::Stderr)
+            };
+            let report = build_layers(&dir, stones.into(), &rules, &options, layers.as_deref())?;
+            let resumed = match report.resumed.len() {
+                0 => String::new(),
+                n => format!(" ({n} pairs resumed from checkpoints)"),
+            };
             writeln!(
                 out,
-                "{} layers solved, {} kept, in {:.1} s, in {}",
+                "{} layers solved{resumed}, {} kept, in {:.1} s, in {}",
                 report.solved.len(),
                 report.kept.len(),
                 started.elapsed().as_secs_f64(),

@@ -9,6 +9,7 @@
 use super::classes::Classes;
 use super::index::{layer_size, layers_with};
 use super::layer_file::{Kind, layer_built, value_of, write_layer};
+use super::pair_checkpoint;
 use super::probe::{MAX_STONES, layer_names, open_layer, slot_of};
 use super::symmetry::members;
 use super::value::{Outcome, Value};
@@ -21,6 +22,7 @@ use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::rules::{ChainRule, Rules};
 use anyhow::{Context, Result, bail};
+use std::collections::HashMap;
 use std::fs;
 use std::path::Path;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
@@ -43,6 +45,38 @@ pub struct BuildReport {
     pub solved: Vec<(usize, usize)>,
     /// Layers found finished on disk and kept.
     pub kept: Vec<(usize, usize)>,
+    /// Pairs (larger side first) resumed from a checkpoint.
+    pub resumed: Vec<(usize, usize)>,
+}
+
+/// How a build runs.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// Threads to solve with.
+    pub threads: usize,
+    /// What the build says on standard error.
+    pub progress: Progress,
+    /// A pair still being solved this long after it started, or after its last
+    /// checkpoint, writes its state at the end of the pass (see
+    /// [`super::pair_checkpoint`]), so that a build stopped in it resumes from there;
+    /// `None`: never. A finished pair removes its checkpoint.
+    pub checkpoint_every: Option<Duration>,
+}
+
+/// The default of [`BuildOptions::checkpoint_every`]: a stop costs at most about this much
+/// work (and a pass), while a 6 GB pair spends well under a tenth of its time writing.
+pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
+
+impl BuildOptions {
+    /// `threads` threads, reporting as `progress`, with checkpoints every
+    /// [`CHECKPOINT_EVERY`].
+    pub fn new(threads: usize, progress: Progress) -> BuildOptions {
+        BuildOptions {
+            threads,
+            progress,
+            checkpoint_every: Some(CHECKPOINT_EVERY),
+        }
+    }
 }
 
 /// A solved layer with fewer stones than the pair being solved: the solver's byte of each
@@ -123,21 +157,46 @@ pub fn build(
     threads: usize,
     progress: Progress,
 ) -> Result<BuildReport> {
-    build_layers(dir, stones, rules, threads, progress, None)
+    build_layers(
+        dir,
+        stones,
+        rules,
+        &BuildOptions::new(threads, progress),
+        None,
+    )
 }
 
 /// [`build`], limited to the layer pairs in `only` when given: a pair `(a, b)` (either
 /// order) stands for the layers `a`v`b` and `b`v`a`, which are solved together. Every
 /// layer with fewer stones than a pair to be solved must already be in `dir`, so that the
-/// pairs of one stone count can be built on different machines and collected.
+/// pairs of one stone count can be built on different machines and collected. A pair
+/// whose checkpoint is in `dir` resumes from it.
 pub fn build_layers(
     dir: &Path,
     stones: usize,
     rules: &Rules,
-    threads: usize,
-    progress: Progress,
+    options: &BuildOptions,
     only: Option<&[(usize, usize)]>,
 ) -> Result<BuildReport> {
+    let run = PairRun {
+        threads: options.threads,
+        progress: options.progress,
+        checkpoints: options.checkpoint_every.map(|every| (dir, every)),
+        near: LONGEST,
+        stop_after: None,
+    };
+    build_pairs(dir, stones, rules, &run, only)
+}
+
+/// [`build_layers`], each pair solved as `run` says.
+fn build_pairs(
+    dir: &Path,
+    stones: usize,
+    rules: &Rules,
+    run: &PairRun,
+    only: Option<&[(usize, usize)]>,
+) -> Result<BuildReport> {
+    let (threads, progress) = (run.threads, run.progress);
     if !(2..=8).contains(&stones) {
         bail!("--stones must be between 2 and 8");
     }
@@ -156,6 +215,7 @@ pub fn build_layers(
     let mut report = BuildReport {
         solved: Vec::new(),
         kept: Vec::new(),
+        resumed: Vec::new(),
     };
     let total: u64 = (2..=stones)
         .flat_map(layers_with)
@@ -213,11 +273,14 @@ pub fn build_layers(
                 );
             }
             let layer_started = Instant::now();
-            let tables = solve_pair(a, b, &solved, rules, threads, progress)?;
-            for (&(x, y), (classes, codes)) in pair.iter().zip(&tables) {
-                let byte = |entry: u64| codes[entry as usize].load(Ordering::Relaxed);
+            let tables = solve_pair(a, b, &solved, rules, run)?;
+            if tables.resumed {
+                report.resumed.push((a, b));
+            }
+            for (slot, &(x, y)) in pair.iter().enumerate() {
+                let classes = &tables.layers[slot].0;
                 let longest = (0..classes.len())
-                    .map(|entry| value_of_byte(byte(entry)).distance)
+                    .map(|entry| tables.value(slot, entry).distance)
                     .max();
                 write_layer(
                     dir,
@@ -227,15 +290,16 @@ pub fn build_layers(
                         let entry = classes
                             .entry_of_index(index)
                             .expect("the writer asks for canonical placements only");
-                        value_of_byte(byte(entry))
+                        tables.value(slot, entry)
                     },
                     longest.unwrap_or(0),
                     threads,
                 )?;
                 report.solved.push((x, y));
             }
+            pair_checkpoint::remove(dir, rules.board, (a, b))?;
             if n < largest_wanted {
-                for (&(x, y), (classes, codes)) in pair.iter().zip(tables) {
+                for (&(x, y), (classes, codes)) in pair.iter().zip(tables.layers) {
                     solved[slot_of(x, y)] = Some(SmallerLayer { classes, codes });
                 }
             }
@@ -424,17 +488,9 @@ impl PairSolver<'_> {
     /// Passes on the classes of `slot` decided at `distance` to their predecessors by a
     /// paika: a predecessor of a loss wins at `distance + 1`; a predecessor whose last open
     /// paika leads to a win loses at `distance + 1`. Returns how many classes were passed.
-    ///
-    /// Each paika of a canonical predecessor must be credited once: its step leads to some
-    /// member of the class decided, so every member is walked back, and of the placements
-    /// reached only the canonical ones (the solver's entries) are credited.
-    ///
-    /// Mandatory capture holds because only open positions are touched: a position with a
-    /// capture was decided in the first pass, so no paika is ever credited to it.
     fn retract(&self, slot: usize, entries: std::ops::Range<u64>, distance: u8) -> u64 {
         let partner = self.partner(slot);
         let (lost, won) = (LOST | distance, WON | distance);
-        let points = self.board.points().bits();
         let mut passed = 0;
         let mut batch = Vec::with_capacity(RETRACT_BATCH + 4 * 64);
         for entry in entries {
@@ -443,90 +499,205 @@ impl PairSolver<'_> {
                 continue;
             }
             passed += 1;
-            let (us, them, _) = self.classes[slot].placement(entry);
-            let (members, count) = members(self.board, us, them);
-            for &(us, them) in &members[..count] {
-                let empty = !(us | them) & points;
-                // The opponent moved last: undo each of its possible steps. Predecessors
-                // already decided are dropped here, where their reads are independent of
-                // each other and overlap in memory; the updates come in a second loop.
-                for to in Bitboard::from_bits(them) {
-                    let mut froms = ADJACENT[to.index()] & empty;
-                    while froms != 0 {
-                        let from = froms & froms.wrapping_neg();
-                        froms &= froms - 1;
-                        let before = Bitboard::from_bits(them ^ (1u64 << to.index()) ^ from);
-                        let Some(parent) = self.classes[partner]
-                            .entry_if_canonical(before, Bitboard::from_bits(us))
-                        else {
-                            continue;
-                        };
-                        let parent_code =
-                            self.codes[partner][parent as usize].load(Ordering::Relaxed);
-                        if parent_code & TAG == OPEN {
-                            batch.push((parent, code == lost));
-                        }
-                    }
-                }
-            }
+            self.open_predecessors(slot, entry, code == lost, &mut batch);
             if batch.len() >= RETRACT_BATCH {
-                self.credit(partner, &batch, distance);
+                self.credit(partner, &batch, distance + 1);
                 batch.clear();
             }
         }
-        self.credit(partner, &batch, distance);
+        self.credit(partner, &batch, distance + 1);
         passed
     }
 
-    /// Credits each predecessor in `batch` (in layer `slot`) with a child decided at
-    /// `distance`: a lost child (flag set) makes it a win, the last won child a loss.
-    fn credit(&self, slot: usize, batch: &[(u64, bool)], distance: u8) {
-        for &(parent, child_lost) in batch {
-            let cell = &self.codes[slot][parent as usize];
-            // Another thread may decide it or take one of its paikas in the meantime: the
-            // first decision stands, and every paika is counted once.
-            let _ = cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |code| {
-                if code & TAG != OPEN {
-                    None
-                } else if child_lost {
-                    Some(WON | (distance + 1))
-                } else if code == OPEN | 1 {
-                    Some(LOST | (distance + 1))
-                } else {
-                    Some(code - 1)
+    /// Pushes onto `batch` each open predecessor (in the partner layer) of class `entry` of
+    /// `slot`, once per paika that leads from it into the class, with whether the class is
+    /// lost.
+    ///
+    /// Each paika of a canonical predecessor must be credited once: its step leads to some
+    /// member of the class, so every member is walked back, and of the placements reached
+    /// only the canonical ones (the solver's entries) are kept.
+    ///
+    /// Mandatory capture holds because only open positions are kept: a position with a
+    /// capture was decided in the first pass, so no paika is ever credited to it.
+    fn open_predecessors(&self, slot: usize, entry: u64, lost: bool, batch: &mut Vec<(u64, bool)>) {
+        let partner = self.partner(slot);
+        let points = self.board.points().bits();
+        let (us, them, _) = self.classes[slot].placement(entry);
+        let (members, count) = members(self.board, us, them);
+        for &(us, them) in &members[..count] {
+            let empty = !(us | them) & points;
+            // The opponent moved last: undo each of its possible steps. Predecessors
+            // already decided are dropped here, where their reads are independent of each
+            // other and overlap in memory; the updates come later, a batch at a time.
+            for to in Bitboard::from_bits(them) {
+                let mut froms = ADJACENT[to.index()] & empty;
+                while froms != 0 {
+                    let from = froms & froms.wrapping_neg();
+                    froms &= froms - 1;
+                    let before = Bitboard::from_bits(them ^ (1u64 << to.index()) ^ from);
+                    let Some(parent) =
+                        self.classes[partner].entry_if_canonical(before, Bitboard::from_bits(us))
+                    else {
+                        continue;
+                    };
+                    let parent_code = self.codes[partner][parent as usize].load(Ordering::Relaxed);
+                    if parent_code & TAG == OPEN {
+                        batch.push((parent, lost));
+                    }
                 }
-            });
+            }
         }
     }
+
+    /// Credits each predecessor in `batch` (in layer `slot`) with a child decided one turn
+    /// before `decided`: a lost child makes it a win at `decided`, the last won child a
+    /// loss at `decided`.
+    fn credit(&self, slot: usize, batch: &[(u64, bool)], decided: u8) {
+        for &(parent, child_lost) in batch {
+            self.credit_one(slot, parent, child_lost, decided);
+        }
+    }
+
+    /// [`PairSolver::credit`] for one predecessor; whether this credit decided it.
+    fn credit_one(&self, slot: usize, parent: u64, child_lost: bool, decided: u8) -> bool {
+        let cell = &self.codes[slot][parent as usize];
+        // Another thread may decide it or take one of its paikas in the meantime: the first
+        // decision stands, and every paika is counted once.
+        cell.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |code| {
+            if code & TAG != OPEN {
+                None
+            } else if child_lost {
+                Some(WON | decided)
+            } else if code == OPEN | 1 {
+                Some(LOST | decided)
+            } else {
+                Some(code - 1)
+            }
+        })
+        .is_ok_and(|old| child_lost || old == OPEN | 1)
+    }
+
+    /// Passes on the classes decided at `from` and every distance after it, one class at a
+    /// time from a list of those just decided instead of a pass over every byte: the byte
+    /// holds `near` for all of them, their distances go into the returned maps (by layer,
+    /// entry to distance). Only the last few classes of the longest lines get this far.
+    fn pass_far(&self, from: u8) -> Vec<HashMap<u64, u16>> {
+        let mut far = vec![HashMap::new(); self.layers.len()];
+        let mut frontier: Vec<(usize, u64, bool)> = Vec::new();
+        for (slot, codes) in self.codes.iter().enumerate() {
+            for (entry, cell) in codes.iter().enumerate() {
+                let code = cell.load(Ordering::Relaxed);
+                if code == LOST | from || code == WON | from {
+                    frontier.push((slot, entry as u64, code == LOST | from));
+                }
+            }
+        }
+        let near = from + 1;
+        let mut distance = u16::from(near);
+        let mut batch = Vec::new();
+        while !frontier.is_empty() {
+            let mut next = Vec::new();
+            for (slot, entry, lost) in frontier {
+                let partner = self.partner(slot);
+                batch.clear();
+                self.open_predecessors(slot, entry, lost, &mut batch);
+                for &(parent, child_lost) in &batch {
+                    if self.credit_one(partner, parent, child_lost, near) {
+                        far[partner].insert(parent, distance);
+                        next.push((partner, parent, !child_lost));
+                    }
+                }
+            }
+            frontier = next;
+            distance += 1;
+        }
+        far
+    }
+}
+
+/// A pair solved: each layer's classes and bytes, and the distances too long for a byte.
+struct SolvedPair {
+    /// Whether the solve started from a checkpoint.
+    resumed: bool,
+    layers: Vec<(Classes, Vec<AtomicU8>)>,
+    /// By layer: the distances of the classes decided past the byte's reach.
+    far: Vec<HashMap<u64, u16>>,
+    /// The distance in the bytes of those classes (see [`PairRun::near`]).
+    near: u8,
+}
+
+impl SolvedPair {
+    /// The value of `entry` of the pair's layer `slot`.
+    #[inline]
+    fn value(&self, slot: usize, entry: u64) -> Value {
+        let code = self.layers[slot].1[entry as usize].load(Ordering::Relaxed);
+        let value = value_of_byte(code);
+        if code & LONGEST != self.near || code & TAG == OPEN || code & TAG == DRAWN {
+            return value;
+        }
+        let distance = self.far[slot][&entry];
+        Value { distance, ..value }
+    }
+}
+
+/// How a pair is solved, besides its layers.
+struct PairRun<'a> {
+    threads: usize,
+    progress: Progress,
+    /// Where checkpoints go and how often (see [`BuildOptions::checkpoint_every`]).
+    checkpoints: Option<(&'a Path, Duration)>,
+    /// The distance a byte holds for every class decided at it or later, whose distances
+    /// are kept apart ([`LONGEST`]; less in tests).
+    near: u8,
+    /// In tests: fail, as a stop would, after the pass of this distance and its
+    /// checkpoint.
+    stop_after: Option<u8>,
 }
 
 /// Solves `(a, b)` and `(b, a)` (one layer when `a == b`), given every smaller layer, by
 /// retrograde analysis: a first pass decides the positions that must capture or cannot
 /// move; then, distance by distance, each newly decided class is passed back to its
-/// predecessors by a paika (found by undoing the opponent's step). Returns each layer's
-/// classes and their bytes.
+/// predecessors by a paika (found by undoing the opponent's step). Resumes from the pair's
+/// checkpoint when `run` has a folder and one is there; writes checkpoints as `run` says.
 fn solve_pair(
     a: usize,
     b: usize,
     smaller: &[Option<SmallerLayer>],
     rules: &Rules,
-    threads: usize,
-    progress: Progress,
-) -> Result<Vec<(Classes, Vec<AtomicU8>)>> {
+    run: &PairRun,
+) -> Result<SolvedPair> {
     let layers = pair_layers(a, b);
     let classes: Vec<Classes> = layers
         .iter()
         .map(|&layer| Classes::new(rules.board, layer))
         .collect();
-    let solver = PairSolver {
-        codes: classes
+    let sizes: Vec<u64> = classes.iter().map(Classes::len).collect();
+    let show = run.progress == Progress::Stderr;
+    let resumed = match run.checkpoints {
+        Some((dir, _)) => match pair_checkpoint::load(dir, rules, (a, b), &sizes) {
+            Ok(resumed) => resumed,
+            Err(e) => {
+                // A damaged checkpoint costs the work it held, not the build.
+                eprintln!("{e:#}; solving layer pair {a}v{b} from the start");
+                None
+            }
+        },
+        None => None,
+    };
+    let first_distance = resumed.as_ref().map(|r| r.next);
+    let codes = match resumed {
+        Some(resumed) => resumed.codes,
+        None => sizes
             .iter()
-            .map(|classes| {
+            .map(|&size| {
                 std::iter::repeat_with(|| AtomicU8::new(OPEN))
-                    .take(classes.len() as usize)
+                    .take(size as usize)
                     .collect()
             })
             .collect(),
+    };
+    let solver = PairSolver {
+        codes,
         classes,
         layers,
         smaller,
@@ -534,42 +705,66 @@ fn solve_pair(
         board: rules.board,
     };
     let started = Instant::now();
-    let show = progress == Progress::Stderr;
-    for (slot, &(x, y)) in solver.layers.iter().enumerate() {
-        let label = format!("{x}v{y} first pass");
-        parallel_chunks(
-            solver.classes[slot].len(),
-            threads,
-            show.then_some(&*label),
-            |range| solver.classify(slot, range),
-        );
-    }
-    if progress == Progress::Stderr {
-        eprintln!(
-            "  {a}v{b}: captures and blocked positions decided in {:.1} s",
-            started.elapsed().as_secs_f64()
-        );
-    }
-    let mut distance: u8 = 0;
-    loop {
-        // A pass decides classes one turn further than it reads: the last distance a byte
-        // holds may be reached, but nothing may be passed on from it.
-        if distance == LONGEST {
-            let at_longest = |cell: &AtomicU8| {
-                let code = cell.load(Ordering::Relaxed);
-                code == WON | LONGEST || code == LOST | LONGEST
-            };
-            if solver.codes.iter().flatten().any(at_longest) {
-                bail!("distances beyond {LONGEST} turns do not fit the solver's bytes");
+    let mut saved = Instant::now();
+    // Saves the state before the pass of `next`, when it is time to; in tests, stops.
+    let mut between_passes = |next: u8| -> Result<()> {
+        if let Some((dir, every)) = run.checkpoints
+            && saved.elapsed() >= every
+        {
+            let writing = Instant::now();
+            pair_checkpoint::save(dir, rules, (a, b), next, &solver.codes)?;
+            saved = Instant::now();
+            if show {
+                eprintln!(
+                    "  {a}v{b}: checkpoint before distance {next} written in {:.1} s",
+                    writing.elapsed().as_secs_f64()
+                );
             }
-            break;
+        }
+        if run.stop_after.is_some_and(|last| next > last) {
+            bail!("stopped before distance {next}, as asked");
+        }
+        Ok(())
+    };
+    let mut distance = match first_distance {
+        Some(next) => {
+            if show {
+                eprintln!("  {a}v{b}: resumed from its checkpoint, at distance {next}");
+            }
+            next
+        }
+        None => {
+            for (slot, &(x, y)) in solver.layers.iter().enumerate() {
+                let label = format!("{x}v{y} first pass");
+                parallel_chunks(
+                    solver.classes[slot].len(),
+                    run.threads,
+                    show.then_some(&*label),
+                    |range| solver.classify(slot, range),
+                );
+            }
+            if show {
+                eprintln!(
+                    "  {a}v{b}: captures and blocked positions decided in {:.1} s",
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            between_passes(0)?;
+            0
+        }
+    };
+    // A pass decides classes one turn further than it reads. The byte holds distances
+    // below `near`; the classes of the longest lines are passed on from a list instead.
+    let far = loop {
+        if distance + 1 >= run.near {
+            break solver.pass_far(distance);
         }
         let passed = AtomicU64::new(0);
         for (slot, &(x, y)) in solver.layers.iter().enumerate() {
             let label = format!("{x}v{y} distance {distance}");
             parallel_chunks(
                 solver.classes[slot].len(),
-                threads,
+                run.threads,
                 show.then_some(&*label),
                 |range| {
                     let n = solver.retract(slot, range, distance);
@@ -578,7 +773,7 @@ fn solve_pair(
             );
         }
         let passed = passed.into_inner();
-        if progress == Progress::Stderr && passed > 0 {
+        if show && passed > 0 {
             eprintln!(
                 "  {a}v{b} distance {distance}: {passed} classes ({:.1} s)",
                 started.elapsed().as_secs_f64()
@@ -587,12 +782,27 @@ fn solve_pair(
         // Distance 0 (no legal turn) may be empty while captures give distance 1; after
         // that an empty distance ends the work, since each comes only from the one before.
         if passed == 0 && distance > 0 {
-            break;
+            break vec![HashMap::new(); solver.layers.len()];
         }
         distance += 1;
-    }
+        between_passes(distance)?;
+    };
     // Classes still open are draws, as their bytes read (see [`value_of_byte`]).
-    Ok(solver.classes.into_iter().zip(solver.codes).collect())
+    if show && far.iter().any(|layer| !layer.is_empty()) {
+        let longest = far.iter().flat_map(|layer| layer.values()).max();
+        eprintln!(
+            "  {a}v{b}: {} classes decided past {} turns, the longest at {}",
+            far.iter().map(HashMap::len).sum::<usize>(),
+            run.near - 1,
+            longest.copied().unwrap_or(0)
+        );
+    }
+    Ok(SolvedPair {
+        resumed: first_distance.is_some(),
+        near: run.near,
+        layers: solver.classes.into_iter().zip(solver.codes).collect(),
+        far,
+    })
 }
 
 #[cfg(test)]
@@ -782,6 +992,84 @@ mod tests {
                 );
             }
             for dir in [built, old, converted] {
+                fs::remove_dir_all(dir).unwrap();
+            }
+        }
+    }
+
+    fn same_files(one: &Path, other: &Path) {
+        let mut names: Vec<_> = fs::read_dir(one)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        names.sort();
+        let mut others: Vec<_> = fs::read_dir(other)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        others.sort();
+        assert_eq!(names, others);
+        for name in names {
+            assert_eq!(
+                fs::read(one.join(&name)).unwrap(),
+                fs::read(other.join(&name)).unwrap(),
+                "{name:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn distances_past_the_byte_and_a_stopped_pair_give_the_same_files() {
+        for board in Board::ALL {
+            let rules = Rules {
+                board,
+                ..Rules::default()
+            };
+            let whole = temp_dir(&format!("whole-{board}"));
+            build(&whole, 4, &rules, 2, Progress::Quiet).unwrap();
+            let plain = PairRun {
+                threads: 2,
+                progress: Progress::Quiet,
+                checkpoints: None,
+                near: LONGEST,
+                stop_after: None,
+            };
+            // Every distance from 3 on kept apart from the bytes, as only the longest lines
+            // of 8 stones will be (the tables of 4 stones reach 30 turns).
+            let short = temp_dir(&format!("short-{board}"));
+            build_pairs(&short, 4, &rules, &PairRun { near: 3, ..plain }, None).unwrap();
+            same_files(&whole, &short);
+
+            // 2v2 stopped before its distance 4, a checkpoint written after every pass,
+            // then resumed from it.
+            let stopped = temp_dir(&format!("stopped-{board}"));
+            build(&stopped, 4, &rules, 2, Progress::Quiet).unwrap();
+            for layer in ["2v2.vtw", "2v2.vtz"] {
+                let name = match board {
+                    Board::Tsivy => format!("vato-{layer}"),
+                    Board::Dimy => format!("vato-dimy-{layer}"),
+                };
+                fs::remove_file(stopped.join(name)).unwrap();
+            }
+            let stopping = PairRun {
+                checkpoints: Some((&stopped, Duration::ZERO)),
+                stop_after: Some(3),
+                ..plain
+            };
+            let error = build_pairs(&stopped, 4, &rules, &stopping, None).unwrap_err();
+            assert!(format!("{error:#}").contains("stopped before distance 4"));
+            let checkpoint = pair_checkpoint::checkpoint_path(&stopped, board, (2, 2));
+            assert!(checkpoint.exists());
+            let resuming = PairRun {
+                checkpoints: Some((&stopped, Duration::from_secs(3600))),
+                ..plain
+            };
+            let report = build_pairs(&stopped, 4, &rules, &resuming, None).unwrap();
+            assert_eq!(report.resumed, vec![(2, 2)]);
+            assert_eq!(report.solved, vec![(2, 2)]);
+            assert!(!checkpoint.exists());
+            same_files(&whole, &stopped);
+            for dir in [whole, short, stopped] {
                 fs::remove_dir_all(dir).unwrap();
             }
         }

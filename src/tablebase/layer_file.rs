@@ -9,6 +9,7 @@
 //! looks at it (it maps a position to its canonical member first).
 
 use super::index::{binomial, layer_size, placement_of};
+use super::lz4_point::{Found, byte_at};
 use super::symmetry::{Class, class_of, class_size, is_canonical};
 use super::value::{Outcome, Value};
 use crate::rules::board::Board;
@@ -437,6 +438,9 @@ pub(super) struct TableFile {
     /// under its map, so a block decoded again (after the probe cache dropped it) is not
     /// summed again.
     verified: Vec<AtomicU64>,
+    /// A bit a block, set on its second use: read straight from the compressed bytes twice
+    /// (see [`TableFile::early_use_entry`]), a block is decoded whole on its third.
+    used_twice: Vec<AtomicU64>,
 }
 
 /// `path` opened for reading when it is a regular file; `Ok(None)` when nothing has that
@@ -596,6 +600,9 @@ impl TableFile {
             verified: (0..blocks.div_ceil(64))
                 .map(|_| AtomicU64::new(0))
                 .collect(),
+            used_twice: (0..blocks.div_ceil(64))
+                .map(|_| AtomicU64::new(0))
+                .collect(),
         }))
     }
 
@@ -633,6 +640,63 @@ impl TableFile {
         (field(at), field(at + 8))
     }
 
+    /// Whether block `block`'s checksum was checked: it was used before.
+    fn is_verified(&self, block: u64) -> bool {
+        let (word, bit) = (&self.verified[(block / 64) as usize], 1u64 << (block % 64));
+        word.load(Ordering::Relaxed) & bit != 0
+    }
+
+    /// The compressed bytes of block `block`, its checksum checked on its first use.
+    fn checked_bytes(&self, block: u64) -> Result<&[u8]> {
+        let start = if block == 0 {
+            0
+        } else {
+            self.index_entry(block - 1).0
+        };
+        let (end, sum) = self.index_entry(block);
+        if start > end || self.data_at as u64 + end > self.map.len() as u64 {
+            bail!("{}: block {block} is damaged", self.name);
+        }
+        let bytes = &self.map[self.data_at + start as usize..self.data_at + end as usize];
+        if !self.is_verified(block) {
+            if checksum(bytes) != sum {
+                bail!("{}: block {block} fails its checksum", self.name);
+            }
+            self.verified[(block / 64) as usize].fetch_or(1u64 << (block % 64), Ordering::Relaxed);
+        }
+        Ok(bytes)
+    }
+
+    /// Entry `offset` of block `block` read straight from its compressed bytes, on the
+    /// block's first two uses only (see [`super::lz4_point`]): most blocks a search meets,
+    /// it meets once or twice, and a block met more often is worth decoding whole and
+    /// keeping. `Ok(None)` when the block was used twice before, is not LZ4, or is too long
+    /// to read this way.
+    pub(super) fn early_use_entry(&self, block: u64, offset: usize) -> Result<Option<u8>> {
+        if self.codec != LZ4 {
+            return Ok(None);
+        }
+        if self.is_verified(block) {
+            let (word, bit) = (
+                &self.used_twice[(block / 64) as usize],
+                1u64 << (block % 64),
+            );
+            if word.fetch_or(bit, Ordering::Relaxed) & bit != 0 {
+                return Ok(None);
+            }
+        }
+        let bytes = self.checked_bytes(block)?;
+        let byte = offset * self.kind.entry_bits() / 8;
+        match byte_at(bytes, byte) {
+            Found::Byte(value) => Ok(Some(
+                self.kind
+                    .entry_in(&[value], offset % (8 / self.kind.entry_bits())),
+            )),
+            Found::TooLong => Ok(None),
+            Found::Damaged => bail!("{}: block {block} is damaged", self.name),
+        }
+    }
+
     /// Decodes block `block` into `out` (its entries, [`TableFile::block_entries`] but for
     /// the last),
     /// verifying its checksum first; an error names the file and the block.
@@ -642,25 +706,9 @@ impl TableFile {
         decompressor: &mut zstd::bulk::Decompressor<'_>,
         out: &mut Vec<u8>,
     ) -> Result<()> {
-        let start = if block == 0 {
-            0
-        } else {
-            self.index_entry(block - 1).0
-        };
-        let (end, sum) = self.index_entry(block);
+        let bytes = self.checked_bytes(block)?;
         let entries = self.kind.decoded_len(self.block_range(block).count()) as u64;
         let damaged = || format!("{}: block {block} is damaged", self.name);
-        if start > end || self.data_at as u64 + end > self.map.len() as u64 {
-            bail!("{}", damaged());
-        }
-        let bytes = &self.map[self.data_at + start as usize..self.data_at + end as usize];
-        let (word, bit) = (&self.verified[(block / 64) as usize], 1u64 << (block % 64));
-        if word.load(Ordering::Relaxed) & bit == 0 {
-            if checksum(bytes) != sum {
-                bail!("{}: block {block} fails its checksum", self.name);
-            }
-            word.fetch_or(bit, Ordering::Relaxed);
-        }
         if self.codec == LZ4 {
             // Every byte is written by the decoder: a buffer of the right length (the
             // cache's slots hold one) is not cleared first.

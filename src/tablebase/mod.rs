@@ -28,6 +28,7 @@ mod index;
 mod layer_file;
 mod legacy;
 mod location;
+mod lz4_point;
 mod pair_checkpoint;
 mod probe;
 mod solver;

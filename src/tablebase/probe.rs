@@ -56,8 +56,8 @@ pub struct Tablebase {
     layers: Vec<Option<MappedLayer>>,
     rules: Rules,
     cache: Vec<Mutex<Shard>>,
-    /// Each word a probed position (its layer's slot and index) and its value code, 0
-    /// when empty (no layer has slot 0): see [`value_word`].
+    /// Each word a probed position (part of its Zobrist key) and its value code, 0 when
+    /// empty: see [`value_word`].
     values: Vec<AtomicU64>,
     /// What went wrong since the last [`Tablebase::take_faults`], one line each.
     faults: Mutex<Vec<String>>,
@@ -90,19 +90,16 @@ fn block_key(slot: usize, kind: Kind, block: u64) -> u64 {
     file << 48 | block
 }
 
-/// The value cache's word for `value` at `index` of layer `slot`: whether the distance is
-/// known in bit 63, the position in bits 16 to 56 (a layer index has at most 34 bits, a
-/// slot 7), the value's code in the low 16 (its distance 0 when not known).
-fn value_word(slot: usize, index: u64, value: Value, distance_known: bool) -> u64 {
-    u64::from(distance_known) << 63 | position_key(slot, index) << 16 | u64::from(value.code())
+/// The value cache's word for `value` of the position whose Zobrist key is `key`: the key's
+/// bits from 17 up (the low ones pick the word), whether the distance is known in bit 16,
+/// the value's code in the low 16 (its distance 0 when not known). Keyed by the position
+/// as the search has it, a hit costs no mirror images and no ranking.
+fn value_word(key: u64, value: Value, distance_known: bool) -> u64 {
+    key & KEY_BITS | u64::from(distance_known) << 16 | u64::from(value.code())
 }
 
-/// The bits of a value cache word that hold the position.
-const POSITION_BITS: u64 = (1 << 41) - 1;
-
-fn position_key(slot: usize, index: u64) -> u64 {
-    (slot as u64) << 34 | index
-}
+/// The bits of a value cache word that hold the position's key.
+const KEY_BITS: u64 = !((1 << 17) - 1);
 
 /// Opens layer `(a, b)`'s two files; `Ok(None)` when neither is there.
 pub(super) fn open_layer(
@@ -231,11 +228,14 @@ impl Tablebase {
             .filter(|layer| !layer.damaged.load(Ordering::Relaxed))
     }
 
-    /// The entry of `index` in `file` (layer `slot`'s file of `kind`), from the cache or
-    /// decoded into it.
+    /// The entry of `index` in `file` (layer `slot`'s file of `kind`): read from the
+    /// compressed block on the block's first two uses, later from the cache or decoded into it.
     fn entry(&self, slot: usize, kind: Kind, file: &TableFile, index: u64) -> Result<u8> {
         let block = index / file.block_entries() as u64;
         let offset = (index % file.block_entries() as u64) as usize;
+        if let Some(entry) = file.early_use_entry(block, offset)? {
+            return Ok(entry);
+        }
         let key = block_key(slot, kind, block);
         let hash = key.wrapping_mul(0x9e37_79b9_7f4a_7c15);
         let shard = &self.cache[(hash >> 58) as usize % CACHE_SHARDS];
@@ -334,16 +334,16 @@ impl Tablebase {
             return None;
         }
         let layer = self.layer(a, b)?;
+        let key = position.key();
+        let word = &self.values[key as usize % VALUE_CACHE_WORDS];
+        let known = word.load(Ordering::Relaxed);
+        // A word without its distance serves only probes that do not ask for one.
+        if known != 0 && known & KEY_BITS == key & KEY_BITS && (!distance || known >> 16 & 1 == 1) {
+            return Some(Value::decode(known as u16));
+        }
         let slot = slot_of(a, b);
         let (us, them) = canonical(self.rules.board, us, them);
         let index = index_of(self.rules.board, us, them);
-        let key = position_key(slot, index);
-        let word = &self.values[(key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as usize];
-        let known = word.load(Ordering::Relaxed);
-        // A word without its distance serves only probes that do not ask for one.
-        if (known >> 16) & POSITION_BITS == key && (!distance || known >> 63 == 1) {
-            return Some(Value::decode(known as u16));
-        }
         let read = || -> Result<Value> {
             let wdl = self.entry(slot, Kind::Wdl, &layer.wdl, index)?;
             let turns = if distance && wdl != 1 {
@@ -357,7 +357,7 @@ impl Tablebase {
         };
         match read() {
             Ok(value) => {
-                word.store(value_word(slot, index, value, distance), Ordering::Relaxed);
+                word.store(value_word(key, value, distance), Ordering::Relaxed);
                 Some(value)
             }
             Err(e) => {

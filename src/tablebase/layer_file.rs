@@ -107,6 +107,11 @@ impl Kind {
     }
 }
 
+/// The word and the bit of block `block` in a bitset of a file's blocks.
+fn block_bit(bits: &[AtomicU64], block: u64) -> (&AtomicU64, u64) {
+    (&bits[(block / 64) as usize], 1u64 << (block % 64))
+}
+
 /// The name of layer `(a, b)`'s file of `kind` on `board`: `vato-4v3.vtw`, and for Dimy
 /// `vato-dimy-4v3.vtw`, so both games' sets can share a folder.
 pub fn table_file_name(board: Board, kind: Kind, a: usize, b: usize) -> String {
@@ -642,7 +647,7 @@ impl TableFile {
 
     /// Whether block `block`'s checksum was checked: it was used before.
     fn is_verified(&self, block: u64) -> bool {
-        let (word, bit) = (&self.verified[(block / 64) as usize], 1u64 << (block % 64));
+        let (word, bit) = block_bit(&self.verified, block);
         word.load(Ordering::Relaxed) & bit != 0
     }
 
@@ -662,7 +667,8 @@ impl TableFile {
             if checksum(bytes) != sum {
                 bail!("{}: block {block} fails its checksum", self.name);
             }
-            self.verified[(block / 64) as usize].fetch_or(1u64 << (block % 64), Ordering::Relaxed);
+            let (word, bit) = block_bit(&self.verified, block);
+            word.fetch_or(bit, Ordering::Relaxed);
         }
         Ok(bytes)
     }
@@ -677,10 +683,7 @@ impl TableFile {
             return Ok(None);
         }
         if self.is_verified(block) {
-            let (word, bit) = (
-                &self.used_twice[(block / 64) as usize],
-                1u64 << (block % 64),
-            );
+            let (word, bit) = block_bit(&self.used_twice, block);
             if word.fetch_or(bit, Ordering::Relaxed) & bit != 0 {
                 return Ok(None);
             }

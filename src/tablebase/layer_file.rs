@@ -115,11 +115,18 @@ fn block_bit(bits: &[AtomicU64], block: u64) -> (&AtomicU64, u64) {
 /// The name of layer `(a, b)`'s file of `kind` on `board`: `vato-4v3.vtw`, and for Dimy
 /// `vato-dimy-4v3.vtw`, so both games' sets can share a folder.
 pub fn table_file_name(board: Board, kind: Kind, a: usize, b: usize) -> String {
+    layer_file_name(board, (a, b), kind.extension())
+}
+
+/// The name of a file of layer `(a, b)` on `board` ending in `extension`: `vato-4v3.vtw`,
+/// and for Dimy `vato-dimy-4v3.vtw`. Every file of a set (tables of each version, build
+/// checkpoints) is named so.
+pub(super) fn layer_file_name(board: Board, (a, b): (usize, usize), extension: &str) -> String {
     let game = match board {
         Board::Tsivy => String::new(),
         Board::Dimy => format!("{}-", board.name()),
     };
-    format!("vato-{game}{a}v{b}.{}", kind.extension())
+    format!("vato-{game}{a}v{b}.{extension}")
 }
 
 /// The byte of a value in a file of `kind`.

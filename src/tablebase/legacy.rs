@@ -20,10 +20,7 @@ const HEADER_LEN: usize = 8 + 4 + 4 + 4 + 4 + 8 + 8;
 /// The file name of version 2 layer `(a, b)` on `board`: `vato-4v3.vtb`, and for Dimy
 /// `vato-dimy-4v3.vtb`.
 pub fn legacy_file_name(board: Board, a: usize, b: usize) -> String {
-    match board {
-        Board::Tsivy => format!("vato-{a}v{b}.vtb"),
-        Board::Dimy => format!("vato-{}-{a}v{b}.vtb", board.name()),
-    }
+    super::layer_file::layer_file_name(board, (a, b), "vtb")
 }
 
 /// Where the checksum sits in the header; every byte before it is checksummed.

@@ -23,7 +23,7 @@
 //! numbers little-endian. It is written under a `.partial` name and renamed when complete,
 //! and removed once the pair's files are written.
 
-use super::layer_file::{board_code, chain_rule_code};
+use super::layer_file::{board_code, chain_rule_code, layer_file_name};
 use crate::rules::Rules;
 use crate::rules::board::Board;
 use crate::safe_file::{Checksum, checksum, partial_path};
@@ -41,12 +41,8 @@ const SUMMED_LEN: usize = 40;
 const CHUNK: usize = 1 << 20;
 
 /// Where the checkpoint of pair `(a, b)` (larger first) is kept in `dir`.
-pub(super) fn checkpoint_path(dir: &Path, board: Board, (a, b): (usize, usize)) -> PathBuf {
-    let name = match board {
-        Board::Tsivy => format!("vato-{a}v{b}.vtc"),
-        Board::Dimy => format!("vato-dimy-{a}v{b}.vtc"),
-    };
-    dir.join(name)
+pub(super) fn checkpoint_path(dir: &Path, board: Board, pair: (usize, usize)) -> PathBuf {
+    dir.join(layer_file_name(board, pair, "vtc"))
 }
 
 fn header(rules: &Rules, (a, b): (usize, usize), next: u8, sizes: &[u64]) -> [u8; HEADER_LEN] {

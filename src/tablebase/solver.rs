@@ -809,6 +809,7 @@ fn solve_pair(
 mod tests {
     use super::*;
     use crate::tablebase::index::{index_of, position_of};
+    use crate::tablebase::layer_file::table_file_name;
     use crate::tablebase::legacy::write_legacy_layer;
     use crate::tablebase::probe::Tablebase;
     use crate::tablebase::value::{DRAW_CODE, loss_code, win_code};
@@ -978,37 +979,28 @@ mod tests {
                 &mut sink,
             )
             .unwrap();
-            let mut names: Vec<_> = fs::read_dir(&built)
-                .unwrap()
-                .map(|e| e.unwrap().file_name())
-                .collect();
-            names.sort();
-            assert_eq!(names.len(), 2 * 6, "{names:?}");
-            for name in names {
-                assert_eq!(
-                    fs::read(built.join(&name)).unwrap(),
-                    fs::read(converted.join(&name)).unwrap(),
-                    "{name:?}"
-                );
-            }
+            assert_eq!(file_names(&built).len(), 2 * 6);
+            same_files(&built, &converted);
             for dir in [built, old, converted] {
                 fs::remove_dir_all(dir).unwrap();
             }
         }
     }
 
-    fn same_files(one: &Path, other: &Path) {
-        let mut names: Vec<_> = fs::read_dir(one)
+    /// The names of the files in `dir`, sorted.
+    fn file_names(dir: &Path) -> Vec<std::ffi::OsString> {
+        let mut names: Vec<_> = fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
         names.sort();
-        let mut others: Vec<_> = fs::read_dir(other)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        others.sort();
-        assert_eq!(names, others);
+        names
+    }
+
+    /// Asserts that two folders hold the same files, byte for byte.
+    fn same_files(one: &Path, other: &Path) {
+        let names = file_names(one);
+        assert_eq!(names, file_names(other));
         for name in names {
             assert_eq!(
                 fs::read(one.join(&name)).unwrap(),
@@ -1044,12 +1036,8 @@ mod tests {
             // then resumed from it.
             let stopped = temp_dir(&format!("stopped-{board}"));
             build(&stopped, 4, &rules, 2, Progress::Quiet).unwrap();
-            for layer in ["2v2.vtw", "2v2.vtz"] {
-                let name = match board {
-                    Board::Tsivy => format!("vato-{layer}"),
-                    Board::Dimy => format!("vato-dimy-{layer}"),
-                };
-                fs::remove_file(stopped.join(name)).unwrap();
+            for kind in [Kind::Wdl, Kind::Distance] {
+                fs::remove_file(stopped.join(table_file_name(board, kind, 2, 2))).unwrap();
             }
             let stopping = PairRun {
                 checkpoints: Some((&stopped, Duration::ZERO)),

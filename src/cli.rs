@@ -73,6 +73,11 @@ pub enum Command {
         /// node count is then no signature).
         #[arg(long, value_name = "DIR")]
         tables: Option<std::path::PathBuf>,
+        /// With --tables, compare instead: N rounds, each searching the positions without
+        /// the tables and then with them; prints each round's nodes a second and the
+        /// medians (the first round with the tables is the cold one).
+        #[arg(long, value_name = "N", requires = "tables", value_parser = clap::value_parser!(u16).range(1..=1000))]
+        compare: Option<u16>,
     },
     /// Plays engines against each other, refereed by Vato's rules.
     ///
@@ -143,6 +148,7 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
             eval_file,
             variant,
             tables,
+            compare,
         } => {
             let tsivy = variant == crate::rules::board::Board::Tsivy;
             let network = if tsivy {
@@ -166,7 +172,21 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
                         anyhow::bail!("no tables in {}", dir.display());
                     }
                     let tables = std::sync::Arc::new(tables);
-                    crate::engine::bench::run_with_tables(Some(depth), variant, network, tables)
+                    match compare {
+                        Some(rounds) => crate::engine::bench::compare_tables(
+                            Some(depth),
+                            variant,
+                            network,
+                            tables,
+                            rounds.into(),
+                        ),
+                        None => crate::engine::bench::run_with_tables(
+                            Some(depth),
+                            variant,
+                            network,
+                            tables,
+                        ),
+                    }
                 }
             };
             for line in lines {

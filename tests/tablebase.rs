@@ -1155,3 +1155,28 @@ fn the_engine_says_a_damaged_block_once_and_plays_on() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `bench --compare` searches the positions without the tables and with them each round:
+/// the rounds without them count bench's own nodes, and the last line gives the medians.
+#[test]
+fn bench_compares_the_search_with_and_without_the_tables() {
+    let dir = tables_dir().to_str().unwrap();
+    let (status, plain, err) = vato_guarded(&["bench", "--depth", "3"]);
+    assert!(status.unwrap().success(), "{err}");
+    let signature = plain.lines().last().unwrap().split(' ').next().unwrap();
+    let (status, out, err) =
+        vato_guarded(&["bench", "--depth", "3", "--tables", dir, "--compare", "2"]);
+    assert!(status.unwrap().success(), "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    for (round, line) in lines[..2].iter().enumerate() {
+        let start = format!("round {}: without tables {signature} nodes ", round + 1);
+        assert!(line.starts_with(&start), "{line}");
+        assert!(line.contains(", with tables "), "{line}");
+    }
+    assert!(lines[2].starts_with("median nps: without tables "), "{out}");
+    assert!(lines[2].contains("first round "), "{out}");
+    let (status, _, err) = vato_guarded(&["bench", "--compare", "2"]);
+    assert!(!status.unwrap().success());
+    assert!(err.contains("--tables"), "{err}");
+}

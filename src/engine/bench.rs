@@ -110,11 +110,42 @@ pub fn run_until(
     tablebase: Option<Arc<Tablebase>>,
     signals: &Signals,
 ) -> Option<Vec<String>> {
+    let pass = search_all(depth, board, network, tablebase, signals)?;
+    let total = format!("{} nodes {} nps", pass.nodes, pass.nps());
+    let mut lines = pass.lines;
+    lines.push(total);
+    Some(lines)
+}
+
+/// One search of every built-in position.
+struct Pass {
+    /// One line per position.
+    lines: Vec<String>,
+    nodes: u64,
+    /// Searching only, without setting up.
+    time: Duration,
+}
+
+impl Pass {
+    fn nps(&self) -> u64 {
+        (self.nodes as u128 * 1000 / self.time.as_millis().max(1)) as u64
+    }
+}
+
+fn search_all(
+    depth: Option<u32>,
+    board: Board,
+    network: Option<Arc<Network>>,
+    tablebase: Option<Arc<Tablebase>>,
+    signals: &Signals,
+) -> Option<Pass> {
     let depth = depth.unwrap_or(DEFAULT_DEPTH).max(1);
     let tt = Arc::new(TranspositionTable::new(BENCH_HASH_MB));
-    let mut lines = Vec::new();
-    let mut total_nodes = 0u64;
-    let mut total_time = Duration::ZERO;
+    let mut pass = Pass {
+        lines: Vec::new(),
+        nodes: 0,
+        time: Duration::ZERO,
+    };
     for (index, position) in positions_on(board).into_iter().enumerate() {
         tt.clear();
         let request = SearchRequest {
@@ -127,13 +158,61 @@ pub fn run_until(
         if signals.stopped() {
             return None;
         }
-        total_time += started.elapsed();
-        total_nodes += nodes;
-        lines.push(format!("position {:>2}: {nodes} nodes", index + 1));
+        pass.time += started.elapsed();
+        pass.nodes += nodes;
+        pass.lines
+            .push(format!("position {:>2}: {nodes} nodes", index + 1));
     }
-    let nps = total_nodes as u128 * 1000 / total_time.as_millis().max(1);
-    lines.push(format!("{total_nodes} nodes {nps} nps"));
-    Some(lines)
+    Some(pass)
+}
+
+/// What the tables cost the search in time: `rounds` rounds, each searching the built-in
+/// positions without the tables and then with them, one line a round and a last line with
+/// the medians. The first round is the cold one (no page of the files mapped yet, no
+/// block read); the later ones meet the blocks again, as the searches of a game do. Nodes
+/// a second are compared, since the tables change the trees.
+pub fn compare_tables(
+    depth: Option<u32>,
+    board: Board,
+    network: Option<Arc<Network>>,
+    tables: Arc<Tablebase>,
+    rounds: usize,
+) -> Vec<String> {
+    let signals = Signals::new(false);
+    let mut without = Vec::new();
+    let mut with = Vec::new();
+    let mut lines = Vec::new();
+    for round in 1..=rounds.max(1) {
+        let pass = |tables| {
+            search_all(depth, board, network.clone(), tables, &signals)
+                .expect("a bench that is never stopped completes")
+        };
+        let (plain, probed) = (pass(None), pass(Some(tables.clone())));
+        lines.push(format!(
+            "round {round}: without tables {} nodes {} nps, with tables {} nodes {} nps",
+            plain.nodes,
+            plain.nps(),
+            probed.nodes,
+            probed.nps()
+        ));
+        without.push(plain.nps());
+        with.push(probed.nps());
+    }
+    let fewer = |with: u64, without: u64| 100.0 * (1.0 - with as f64 / without.max(1) as f64);
+    let cold = fewer(with[0], without[0]);
+    let (without, with) = (median(&mut without), median(&mut with));
+    lines.push(format!(
+        "median nps: without tables {without}, with tables {with} ({:.1}% fewer); \
+         first round {cold:.1}% fewer",
+        fewer(with, without)
+    ));
+    lines
+}
+
+/// The middle value (the lower of the two middle ones for an even count).
+fn median(values: &mut [u64]) -> u64 {
+    values.sort_unstable();
+    values[(values.len() - 1) / 2]
 }
 
 #[cfg(test)]
@@ -153,6 +232,13 @@ mod tests {
             assert_eq!(p.board(), Board::Dimy);
             assert!(crate::rules::movegen::has_legal_turn(&p), "{p}");
         }
+    }
+
+    #[test]
+    fn the_median_is_the_middle_value() {
+        assert_eq!(median(&mut [5, 1, 3]), 3);
+        assert_eq!(median(&mut [4, 1, 3, 2]), 2);
+        assert_eq!(median(&mut [7]), 7);
     }
 
     #[test]

@@ -434,6 +434,46 @@ fn a_sample_of_random_positions_agrees_with_the_tables() {
     assert!(!ok && error.contains("--stones 2"), "{error}");
 }
 
+/// A set built a layer pair at a time may lack layers of its largest count: the sample is
+/// drawn from the layers held, and says which it leaves out.
+#[test]
+fn a_sample_is_drawn_from_the_layers_held() {
+    let full = tables_dir(Board::Tsivy);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-three-without-2v1");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir(full).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if !name.starts_with("vato-2v1.") {
+            std::fs::copy(&path, dir.join(&name)).unwrap();
+        }
+    }
+    let (ok, answer, error) = vato_solve(&[
+        "--tablebase-path",
+        dir.to_str().unwrap(),
+        "--sample",
+        "40",
+        "--stones",
+        "3",
+        "--nodes",
+        "5000000",
+        "--memory",
+        "16",
+    ]);
+    assert!(ok, "{error}");
+    let lines: Vec<&str> = answer.lines().collect();
+    assert_eq!(
+        lines[0], "layers 2v1 are not in the tables: the positions are drawn from 1v2",
+        "{answer}"
+    );
+    let last = lines.last().unwrap();
+    assert!(
+        last.starts_with("sample 40 positions of 3 stones") && last.contains(" 0 disagree"),
+        "{answer}"
+    );
+}
+
 #[test]
 fn false_draws_from_repetitions_on_other_lines_are_caught() {
     // Over the 4-stone Dimy tables, the search alone (storing every value it found)

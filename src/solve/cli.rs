@@ -10,7 +10,7 @@ use crate::rules::Rules;
 use crate::rules::fen::parse_position_on;
 use crate::rules::notation::spelled_turns;
 use crate::shard::Shard;
-use crate::tablebase::{MAX_STONES, TableRules, Tablebase, default_dir};
+use crate::tablebase::{MAX_STONES, TableRules, Tablebase, default_dir, layer_names, layers_with};
 use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -215,7 +215,24 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
         threads: 1,
     };
     let started = Instant::now();
-    let positions = random_positions(&rules, stones, count, args.seed);
+    // A set built one layer pair at a time may hold only some layers of the largest count:
+    // the sample is drawn from those, and says which it leaves out.
+    let held = truth.layers();
+    let (drawn, missing): (Vec<_>, Vec<_>) = layers_with(stones)
+        .into_iter()
+        .partition(|layer| held.contains(layer));
+    if drawn.is_empty() {
+        bail!("--stones {stones}: no layer of {stones} stones is in the tables");
+    }
+    if !missing.is_empty() {
+        writeln!(
+            out,
+            "layers {} are not in the tables: the positions are drawn from {}",
+            layer_names(&missing),
+            layer_names(&drawn)
+        )?;
+    }
+    let positions = random_positions(&rules, &drawn, count, args.seed);
     // The lines come from the solver's thread as they are found.
     let (lines, said) = std::sync::mpsc::channel::<String>();
     let found = std::thread::scope(|scope| {

@@ -9,7 +9,7 @@ use crate::random::Rng;
 use crate::rules::Rules;
 use crate::rules::movegen::has_legal_turn;
 use crate::rules::position::Position;
-use crate::tablebase::{Tablebase, layer_size, layers_with, position_of};
+use crate::tablebase::{Tablebase, layer_size, position_of};
 use anyhow::Result;
 use std::time::Instant;
 
@@ -29,12 +29,17 @@ pub struct Agreement {
     pub nodes: u64,
 }
 
-/// `count` random positions of `stones` stones (uniform over every layer's positions
-/// with White to move and a legal turn), drawn from `seed`.
-pub fn random_positions(rules: &Rules, stones: usize, count: usize, seed: u64) -> Vec<Position> {
-    let layers: Vec<(usize, usize, u64)> = layers_with(stones)
-        .into_iter()
-        .map(|(a, b)| (a, b, layer_size(rules.board, a, b)))
+/// `count` random positions of the layers `layers` (uniform over their positions with
+/// White to move and a legal turn), drawn from `seed`.
+pub fn random_positions(
+    rules: &Rules,
+    layers: &[(usize, usize)],
+    count: usize,
+    seed: u64,
+) -> Vec<Position> {
+    let layers: Vec<(usize, usize, u64)> = layers
+        .iter()
+        .map(|&(a, b)| (a, b, layer_size(rules.board, a, b)))
         .collect();
     let total: u64 = layers.iter().map(|l| l.2).sum();
     let mut rng = Rng::new(seed);

@@ -75,7 +75,7 @@ pub enum Command {
         tables: Option<std::path::PathBuf>,
         /// With --tables, compare instead: N rounds, each searching the positions without
         /// the tables and then with them; prints each round's nodes a second and the
-        /// medians (the first round with the tables is the cold one).
+        /// medians (the first round is the cold one).
         #[arg(long, value_name = "N", requires = "tables", value_parser = clap::value_parser!(u16).range(1..=1000))]
         compare: Option<u16>,
     },

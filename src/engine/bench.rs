@@ -132,6 +132,8 @@ impl Pass {
     }
 }
 
+/// Searches every built-in position of `board` to `depth`, probing `tablebase` if given;
+/// `None` once `signals` asked the searches to stop.
 fn search_all(
     depth: Option<u32>,
     board: Board,

@@ -1,4 +1,4 @@
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Parser;
 use std::process::ExitCode;
 use vato::cli::{Cli, init_logging, run_command};
@@ -23,12 +23,14 @@ fn run_cli() -> Result<()> {
         Some(command) => run_command(command, &mut std::io::stdout().lock()),
         None => {
             tracing::info!("protocol session started");
+            // The input is read on a thread of its own, which a lock of standard input
+            // cannot be sent to: it gets its own buffer.
             run(
-                std::io::stdin().lock(),
+                std::io::BufReader::new(std::io::stdin()),
                 Output::new(Box::new(std::io::stdout())),
                 cli.tablebase_path.as_deref(),
-            );
-            Ok(())
+            )
+            .context("cannot start the thread that reads the input")
         }
     }
 }

@@ -212,7 +212,8 @@ proptest! {
         }
         let captured = Captured::default();
         let out = vato::protocol::session::Output::new(Box::new(captured.clone()));
-        vato::protocol::session::run(std::io::Cursor::new(input), out, None);
+        vato::protocol::session::run(std::io::Cursor::new(input), out, None)
+            .expect("the thread that reads the input starts");
         let bytes = captured.0.lock().unwrap().clone();
         let text = String::from_utf8(bytes).expect("the session writes UTF-8");
         prop_assert!(!text.contains('\r'));

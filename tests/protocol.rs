@@ -742,6 +742,170 @@ fn commands_during_a_search_are_refused_as_busy() {
     );
 }
 
+/// The lines of a batch that do not depend on the clock: every line but `info` lines,
+/// and of those the depth, score, nodes and principal variation.
+fn timeless(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .map(|line| match Info::parse(line) {
+            Some(info) => format!(
+                "info depth {} score {} nodes {} pv {}",
+                info.depth,
+                info.score,
+                info.nodes,
+                info.pv.join(" ")
+            ),
+            None => line.clone(),
+        })
+        .collect()
+}
+
+/// A batch of searches with commands between them: `go` lines that end by themselves.
+const BATCH: &[&str] = &[
+    "position startpos",
+    "go depth 4",
+    "position startpos moves d3e3W",
+    "d",
+    "go depth 4",
+    "fen",
+    "position fen 9/9/2B6/9/B1W6 w",
+    "go nodes 3000",
+    "moves",
+];
+
+#[test]
+fn a_piped_batch_answers_every_search_in_order_as_typed() {
+    // Typed: each line sent once the answer of the one before has come.
+    let mut typed = Engine::start();
+    let mut expected = Vec::new();
+    for line in BATCH {
+        if line.starts_with("go ") {
+            typed.send(line);
+            expected.extend(typed.read_until("bestmove"));
+        } else {
+            typed.send(line);
+            expected.extend(typed.sync());
+        }
+    }
+    assert_eq!(count_bestmoves(&expected), 3, "{expected:?}");
+    // Piped: every line at once, then the end of input.
+    let piped = run_batch(BATCH);
+    assert_eq!(timeless(&piped), timeless(&expected));
+    // The same with the lines sent while the first search runs, then `quit` once the
+    // last search has answered.
+    let mut engine = Engine::start();
+    for line in BATCH {
+        engine.send(line);
+    }
+    let mut lines = Vec::new();
+    while count_bestmoves(&lines) < 3 {
+        lines.push(engine.next_line());
+    }
+    lines.extend(engine.sync());
+    assert_eq!(timeless(&lines), timeless(&expected));
+}
+
+#[test]
+fn isready_and_reading_commands_answer_at_once_while_commands_wait() {
+    let mut engine = Engine::start();
+    engine.send("go depth 60");
+    // Nothing waits yet: a reading command answers with the searched position.
+    assert_eq!(engine.fen(), START_FEN);
+    engine.send("position startpos moves d3e3W");
+    engine.send("fen");
+    engine.send("go depth 60");
+    for _ in 0..3 {
+        let lines = engine.sync();
+        assert!(
+            lines.iter().all(|l| Info::parse(l).is_some()),
+            "readyok at once, nothing but the search's info: {lines:?}"
+        );
+    }
+    engine.send("debug on");
+    engine.sync_silent("debug on");
+    // `stop` ends the running search only: the waiting commands then run, in order.
+    engine.send("stop");
+    let first = engine.read_until("bestmove");
+    assert_eq!(count_bestmoves(&first), 1, "{first:?}");
+    let fen = engine.expect_line("the waiting 'fen'", |l| !l.starts_with("info "));
+    assert_ne!(fen, START_FEN, "the waiting position was set first");
+    let lines = engine.sync();
+    assert_eq!(
+        count_bestmoves(&lines),
+        0,
+        "the second search runs: {lines:?}"
+    );
+    engine.send("stop");
+    let second = engine.read_until("bestmove");
+    let legal_after = {
+        engine.send("moves");
+        engine.next_line()
+    };
+    let best = bestmove_parts(second.last().expect("a bestmove")).0;
+    assert!(
+        legal_after.split_whitespace().any(|t| t == best),
+        "{best} is a turn of the waiting position: {legal_after}"
+    );
+    engine.sync_silent("the second stop");
+}
+
+#[test]
+fn quit_answers_every_waiting_go_at_once_and_exits() {
+    let mut engine = Engine::start();
+    engine.send("go depth 60");
+    engine.send("position startpos moves d3e3W");
+    engine.send("go depth 60");
+    engine.send("go movetime 600000");
+    engine.send("quit");
+    let rest = engine.rest_of_output();
+    assert_eq!(count_bestmoves(&rest), 3, "{rest:?}");
+    assert!(errors(&rest).is_empty(), "{rest:?}");
+    assert!(engine.wait_exit().success());
+}
+
+#[test]
+fn the_end_of_input_answers_every_waiting_go() {
+    let lines = run_batch(&[
+        "go depth 3",
+        "position startpos moves d3e3W",
+        "go depth 3",
+        "go infinite",
+        "go nodes 2000",
+    ]);
+    // The `go infinite` taken from the queue is stopped at once; the `go nodes` after it
+    // meets that search, as if typed then, and is refused as busy.
+    assert_eq!(count_bestmoves(&lines), 3, "{lines:?}");
+    let errors = errors(&lines);
+    assert_eq!(errors.len(), 1, "{lines:?}");
+    assert!(errors[0].contains("busy"), "{errors:?}");
+}
+
+#[test]
+fn a_waiting_go_infinite_keeps_the_busy_answer_for_what_follows_it() {
+    let mut engine = Engine::start();
+    engine.send("go depth 60");
+    engine.send("go infinite");
+    engine.send("position startpos moves d3e3W");
+    let lines = engine.sync();
+    assert!(lines.iter().all(|l| Info::parse(l).is_some()), "{lines:?}");
+    engine.send("stop");
+    // The first search answers; the infinite one starts, and the position sent after it
+    // is refused as it would be if typed now.
+    let lines = engine.read_until("bestmove");
+    assert_eq!(count_bestmoves(&lines), 1, "{lines:?}");
+    let lines = engine.sync();
+    assert_eq!(errors(&lines).len(), 1, "{lines:?}");
+    assert!(errors(&lines)[0].contains("busy"), "{lines:?}");
+    assert_eq!(count_bestmoves(&lines), 0, "{lines:?}");
+    engine.send("stop");
+    engine.read_until("bestmove");
+    assert_eq!(
+        engine.fen(),
+        START_FEN,
+        "the refused position changed nothing"
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // 6. Finished positions
 // ---------------------------------------------------------------------------------------
@@ -1791,12 +1955,19 @@ fn deep_perft_answers_isready_and_obeys_stop_and_end_of_input() {
         let lines = engine.sync();
         assert!(lines.is_empty(), "nothing but readyok meanwhile: {lines:?}");
     }
-    let refused = engine.expect_one_error("position startpos moves d3e3W");
-    assert!(refused.contains("busy"), "{refused}");
+    // A perft ends by itself: a command that changes the position waits for it, and is
+    // carried out once `stop` has ended it.
+    engine.send("position startpos moves d3e3W");
+    assert!(engine.sync().is_empty(), "the position waits for the perft");
     engine.send("stop");
     let lines = engine.sync();
     assert_eq!(lines, ["info string perft stopped"], "{lines:?}");
-    assert_eq!(engine.fen(), START_FEN);
+    assert_ne!(
+        engine.fen(),
+        START_FEN,
+        "the waiting position was set after the perft"
+    );
+    engine.send("position startpos");
     engine.send("perft 2");
     engine.expect_exact("Nodes searched: 39");
     engine.send("perft 20 divide");
@@ -2118,11 +2289,11 @@ fn telo_is_played_perfectly_and_weaker_with_a_depth() {
     let lines = engine.read_until("Nodes searched");
     assert_eq!(lines.last().unwrap(), "Nodes searched: 72");
 
-    // A deep Telo perft runs on its own thread like Tsivy's, and `stop` ends it; a held
-    // `go infinite` answers at `stop`.
+    // A deep Telo perft runs on its own thread like Tsivy's, a command that changes the
+    // position waits for it, and `stop` ends it; a held `go infinite` answers at `stop`.
     engine.send("perft 20");
-    let refused = engine.expect_one_error("position startpos");
-    assert!(refused.contains("busy"), "{refused}");
+    engine.send("position startpos");
+    assert!(engine.sync().is_empty(), "the position waits for the perft");
     engine.send("stop");
     assert_eq!(engine.sync(), ["info string perft stopped"]);
     engine.send("go infinite");

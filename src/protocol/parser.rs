@@ -142,6 +142,21 @@ impl Command {
                 | Command::Nothing
         )
     }
+
+    /// Whether the command steers the work that runs rather than the game, so that it is
+    /// acted on as soon as it is read, even while other commands wait for a search to end:
+    /// `stop`, `ponderhit`, `quit`, `isready`, `debug`, and blank lines and comments.
+    pub fn steers(&self) -> bool {
+        matches!(
+            self,
+            Command::Stop
+                | Command::PonderHit
+                | Command::Quit
+                | Command::IsReady
+                | Command::Debug(_)
+                | Command::Nothing
+        )
+    }
 }
 
 impl fmt::Display for ParseError {

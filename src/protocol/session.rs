@@ -35,6 +35,7 @@ use crate::rules::variant::Variant;
 use crate::solve::{Budget, Certificate, solve_on_own_stack};
 use crate::tablebase::{Tablebase, Value as TablebaseValue, default_dir, layer_names};
 use crate::timestamp::log_timestamp;
+use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -121,8 +122,12 @@ pub enum Flow {
     Quit,
 }
 
-/// How long work that ends by itself may still run after the end of input.
+/// How long each piece of work that ends by itself may still run after the end of input.
 pub const END_OF_INPUT_GRACE: Duration = Duration::from_secs(10);
+
+/// Called by a search or task thread once its last line is written, so that the commands
+/// waiting for it can go on without waiting for the next input line.
+pub type Waker = Arc<dyn Fn() + Send + Sync>;
 
 /// A search, or a `perft` or `bench`, running on its own thread so that the session keeps
 /// answering `isready` and can stop it.
@@ -131,7 +136,8 @@ struct RunningSearch {
     task: &'static str,
     signals: Arc<Signals>,
     /// Whether the search ends by itself (a depth, node, time or clock limit, not
-    /// `infinite` or `ponder`), so that the end of input may let it finish.
+    /// `infinite` or `ponder`): then the commands that change the state wait for it, and
+    /// the end of input lets it finish.
     ends_by_itself: bool,
     /// Set by the search thread just before it writes `bestmove`.
     finished: Arc<AtomicBool>,
@@ -161,6 +167,11 @@ pub struct Session {
     /// The protocol the last `uci` or `ugi` opened; UCI until one of them comes.
     dialect: Dialect,
     debug: bool,
+    /// Commands read while work that ends by itself was running, in the order read: they
+    /// are carried out once it has ended, as if sent after its last line.
+    waiting: VecDeque<Command>,
+    /// Told when a search or task has written its last line.
+    waker: Option<Waker>,
 }
 
 /// The protocol a session speaks, named by its opening `uci` or `ugi`. They differ in one
@@ -207,7 +218,14 @@ impl Session {
             proof: None,
             dialect: Dialect::Uci,
             debug: false,
+            waiting: VecDeque::new(),
+            waker: None,
         }
+    }
+
+    /// Sets what a search or task thread calls once its last line is written.
+    pub fn set_waker(&mut self, waker: Waker) {
+        self.waker = Some(waker);
     }
 
     fn say(&self, text: &str) {
@@ -234,6 +252,12 @@ impl Session {
             .is_some_and(|s| !s.finished.load(Ordering::SeqCst))
     }
 
+    /// Whether work that ends by itself is running: the commands that change the state
+    /// wait for it.
+    fn running_to_its_end(&self) -> bool {
+        self.searching() && self.search.as_ref().is_some_and(|s| s.ends_by_itself)
+    }
+
     /// Waits for the search thread to end (it ends by itself or after `stop`).
     fn join_search(&mut self) {
         if let Some(search) = self.search.take() {
@@ -249,30 +273,84 @@ impl Session {
         self.join_search();
     }
 
-    /// At the end of input: work that ends by itself (a search with a limit, `perft`,
-    /// `bench`) gets [`END_OF_INPUT_GRACE`] to finish and answer, so that piped commands
-    /// get their whole answer while a mistyped depth cannot keep the process alive for
-    /// long; then, like an `infinite` or `ponder` search at once, it is stopped.
+    /// At the end of input: each piece of work that ends by itself (a search with a limit,
+    /// `perft`, `bench`, `solve` with seconds), the running one and each that the waiting
+    /// commands start, gets [`END_OF_INPUT_GRACE`] to finish and answer, so that piped
+    /// commands get their whole answer while a mistyped depth cannot keep the process alive
+    /// for long; then, like an `infinite` or `ponder` search at once, it is stopped.
     pub fn finish(&mut self) {
-        if self.search.as_ref().is_some_and(|s| s.ends_by_itself) {
+        loop {
             let deadline = Instant::now() + END_OF_INPUT_GRACE;
-            while self.searching() && Instant::now() < deadline {
+            while self.running_to_its_end() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(1));
             }
+            self.shutdown();
+            if self.waiting.is_empty() {
+                return;
+            }
+            self.resume();
         }
-        self.shutdown();
     }
 
     /// Handles one input line.
     pub fn handle_line(&mut self, line: &str) -> Flow {
         self.out.log_input(line);
-        let command = match parse_command(line) {
-            Ok(command) => command,
+        match parse_command(line) {
+            Ok(command) => self.accept(command),
             Err(e) => {
                 self.error(&e.to_string());
-                return Flow::Continue;
+                Flow::Continue
             }
-        };
+        }
+    }
+
+    /// Takes a command in the order read. While work that ends by itself runs, or commands
+    /// already wait for it, a command that does not steer the work waits too (a command that
+    /// only reads the state is answered at once when nothing waits before it); the others
+    /// are carried out now.
+    fn accept(&mut self, command: Command) -> Flow {
+        // The work may have ended since the last line: what waited for it goes first.
+        self.resume();
+        let queued = !self.waiting.is_empty();
+        if (self.running_to_its_end() || queued)
+            && !command.steers()
+            && (queued || !command.reads_only())
+        {
+            self.waiting.push_back(command);
+            return Flow::Continue;
+        }
+        let flow = self.execute(command);
+        if flow == Flow::Continue {
+            self.resume();
+        }
+        flow
+    }
+
+    /// Carries out the waiting commands, in order, while no work that ends by itself runs.
+    /// A search that only `stop` ends (`infinite`, `ponder`) does not hold them: they are
+    /// carried out as if typed then, and the ones that would change the state are refused
+    /// as busy.
+    pub fn resume(&mut self) {
+        while !self.running_to_its_end() {
+            let Some(command) = self.waiting.pop_front() else {
+                return;
+            };
+            // `quit` never waits, so the session cannot end here.
+            self.execute(command);
+        }
+    }
+
+    /// After `quit`: every waiting command is carried out, and the work each starts is
+    /// stopped at once, so that every accepted `go` still gets its `bestmove`.
+    fn answer_waiting_at_once(&mut self) {
+        while let Some(command) = self.waiting.pop_front() {
+            self.execute(command);
+            self.shutdown();
+        }
+    }
+
+    /// Carries out one command now.
+    fn execute(&mut self, command: Command) -> Flow {
         let always_allowed = command.reads_only()
             || matches!(
                 command,
@@ -317,6 +395,7 @@ impl Session {
             }
             Command::Quit => {
                 self.shutdown();
+                self.answer_waiting_at_once();
                 return Flow::Quit;
             }
             Command::Query(query) => self.query(query),
@@ -327,7 +406,7 @@ impl Session {
             Command::Perft { depth, divide } => {
                 let rule = self.game.rules().turn_rules();
                 let position = *self.game.position();
-                self.start_task("perft", move |signals| {
+                self.start_task("perft", true, move |signals| {
                     match perft_report(&position, depth, divide, rule, 1, signals.stop_flag()) {
                         Some((report, _)) => report.lines().map(String::from).collect(),
                         None => vec!["info string perft stopped".into()],
@@ -339,7 +418,7 @@ impl Session {
             Command::Solve(seconds) => {
                 let (position, rules) = (*self.game.position(), *self.game.rules());
                 let tables = self.tables_in_use();
-                self.start_task("solve", move |signals| {
+                self.start_task("solve", seconds.is_some(), move |signals| {
                     vec![solve_line(
                         &position,
                         rules,
@@ -354,7 +433,7 @@ impl Session {
             }
             Command::Bench(depth) => {
                 let (network, board) = (self.network_in_use(), self.board());
-                self.start_task("bench", move |signals| {
+                self.start_task("bench", true, move |signals| {
                     crate::engine::bench::run_until(depth, board, network, None, signals)
                         .unwrap_or_else(|| vec!["info string bench stopped".into()])
                 });
@@ -366,17 +445,20 @@ impl Session {
     }
 
     /// Runs `task` on its own thread like a search: the session answers `isready`
-    /// meanwhile, refuses other commands as busy, and `stop`, `quit` or the end of input
-    /// stop it through its signals. `job` returns the lines to print.
+    /// meanwhile, and `stop`, `quit` or the end of input stop it through its signals. While
+    /// a task that `ends_by_itself` runs, other commands wait for it; while another runs,
+    /// they are refused as busy. `job` returns the lines to print.
     fn start_task(
         &mut self,
         task: &'static str,
+        ends_by_itself: bool,
         job: impl FnOnce(&Signals) -> Vec<String> + Send + 'static,
     ) {
         let signals = Arc::new(Signals::new(false));
         let finished = Arc::new(AtomicBool::new(false));
         let thread = {
             let (signals, finished, out) = (signals.clone(), finished.clone(), self.out.clone());
+            let waker = self.waker.clone();
             std::thread::Builder::new()
                 .name(task.into())
                 .spawn(move || {
@@ -385,6 +467,9 @@ impl Session {
                     // sent on reading the answer must not be refused as busy.
                     finished.store(true, Ordering::SeqCst);
                     out.lines(&lines);
+                    if let Some(wake) = waker {
+                        wake();
+                    }
                 })
         };
         match thread {
@@ -392,7 +477,7 @@ impl Session {
                 self.search = Some(RunningSearch {
                     task,
                     signals,
-                    ends_by_itself: true,
+                    ends_by_itself,
                     finished,
                     thread,
                 })
@@ -838,6 +923,7 @@ impl Session {
             show_ponder: self.options.ponder && self.dialect == Dialect::Uci,
             show_wdl: self.options.show_wdl,
             skill: weakened.then(|| (level, Rng::new(clock_seed()))),
+            waker: self.waker.clone(),
         };
         // The job is handed over only once the thread exists, so that it is still here to
         // answer from if no thread can be started.
@@ -1009,6 +1095,8 @@ struct SearchJob {
     show_wdl: bool,
     /// A weakened level and the lots it draws its turn with.
     skill: Option<(u32, Rng)>,
+    /// Told once `bestmove` is written.
+    waker: Option<Waker>,
 }
 
 impl SearchJob {
@@ -1031,6 +1119,8 @@ impl SearchJob {
             show_ponder: self.show_ponder,
             show_wdl: self.show_wdl,
             skill: None,
+            // Run on the session's own thread: nothing to wake.
+            waker: None,
         }
     }
 
@@ -1179,6 +1269,9 @@ impl SearchJob {
         self.finished.store(true, Ordering::SeqCst);
         self.out
             .line(&bestmove_line(&root, rule, &outcome, self.show_ponder));
+        if let Some(wake) = &self.waker {
+            wake();
+        }
     }
 }
 
@@ -1345,9 +1438,48 @@ pub fn not_utf8_line(bytes: &[u8], error: std::str::Utf8Error) -> String {
     ))
 }
 
+/// What the session's loop waits for: an input line, the end of input, or work that has
+/// written its last line.
+enum Event {
+    Line(Vec<u8>),
+    EndOfInput,
+    WorkDone,
+}
+
+/// Reads `input` line by line on its own thread, so that the session can carry out waiting
+/// commands when a search ends while no line comes. Ends at the end of input, or when the
+/// session has stopped listening.
+fn read_lines(
+    mut input: impl BufRead + Send + 'static,
+    events: std::sync::mpsc::Sender<Event>,
+) -> std::io::Result<JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("input".into())
+        .spawn(move || {
+            loop {
+                let mut bytes = Vec::new();
+                match input.read_until(b'\n', &mut bytes) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                while bytes.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
+                    bytes.pop();
+                }
+                if events.send(Event::Line(bytes)).is_err() {
+                    return;
+                }
+            }
+            let _ = events.send(Event::EndOfInput);
+        })
+}
+
 /// Runs a session over `input` until `quit` or the end of input; `tablebase_path` sets
 /// the `TablebasePath` option before the first command.
-pub fn run(mut input: impl BufRead, out: Arc<Output>, tablebase_path: Option<&str>) {
+pub fn run(
+    input: impl BufRead + Send + 'static,
+    out: Arc<Output>,
+    tablebase_path: Option<&str>,
+) -> std::io::Result<()> {
     out.line(&banner());
     let mut session = Session::new(out.clone());
     match tablebase_path {
@@ -1355,29 +1487,35 @@ pub fn run(mut input: impl BufRead, out: Arc<Output>, tablebase_path: Option<&st
         // The tables in the default folder, said right after the banner when found.
         None => session.open_tablebase(),
     }
-    let mut bytes = Vec::new();
-    loop {
-        bytes.clear();
-        match input.read_until(b'\n', &mut bytes) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        while bytes.last().is_some_and(|&b| b == b'\n' || b == b'\r') {
-            bytes.pop();
-        }
-        match std::str::from_utf8(&bytes) {
-            Ok(line) => {
-                if session.handle_line(line) == Flow::Quit {
-                    return;
+    let (send, events) = std::sync::mpsc::channel();
+    let done = send.clone();
+    session.set_waker(Arc::new(move || {
+        let _ = done.send(Event::WorkDone);
+    }));
+    // The reader is not joined: after `quit` it may still wait for a line that never comes,
+    // and the process ends without it.
+    let _reader = read_lines(input, send)?;
+    // The waker holds a sender: the loop ends at the end of input or `quit`, never on a
+    // closed channel, but a failed receive ends it as the end of input would.
+    while let Ok(event) = events.recv() {
+        match event {
+            Event::Line(bytes) => match std::str::from_utf8(&bytes) {
+                Ok(line) => {
+                    if session.handle_line(line) == Flow::Quit {
+                        return Ok(());
+                    }
                 }
-            }
-            Err(e) => {
-                out.log_input(&String::from_utf8_lossy(&bytes));
-                out.line(&not_utf8_line(&bytes, e));
-            }
+                Err(e) => {
+                    out.log_input(&String::from_utf8_lossy(&bytes));
+                    out.line(&not_utf8_line(&bytes, e));
+                }
+            },
+            Event::WorkDone => session.resume(),
+            Event::EndOfInput => break,
         }
     }
     session.finish();
+    Ok(())
 }
 
 #[cfg(test)]
@@ -1422,6 +1560,7 @@ mod tests {
             show_ponder: false,
             show_wdl: false,
             skill: None,
+            waker: None,
         };
         // Never stopped: only the shallow job can end without a `stop`.
         job.shallow().run();

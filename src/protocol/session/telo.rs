@@ -94,7 +94,7 @@ impl Session {
             )),
             Command::Perft { depth, divide } => {
                 let position = *telo.game.position();
-                self.start_task("perft", move |signals| {
+                self.start_task("perft", true, move |signals| {
                     telo_perft_report(&position, depth, divide, signals.stop_flag())
                         .map(|text| text.lines().map(String::from).collect())
                         .unwrap_or_else(|| vec!["info string perft stopped".into()])

@@ -1,7 +1,7 @@
 //! Replays the kept fuzzing corpus (`tests/corpus/<target>/`) through the fuzz targets'
 //! entry points on the stable toolchain, so that every ordinary test run checks what the
 //! fuzzer found: no panic, and every error line one line of printable text of bounded
-//! length. `fuzz/` holds the targets themselves (run with `cargo fuzz`, see the README).
+//! length. `fuzz/` holds the targets themselves (run with `cargo fuzz`, see docs/fuzzing.md).
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! The crate's layers stay in order: no file of a layer names a layer above it.
 //!
-//! The order is the one the README's "Layout" shows: `rules` at the bottom, `tablebase` on
+//! The order is the one docs/layout.md draws: `rules` at the bottom, `tablebase` on
 //! it, `engine` on both, `book` on the engine, and `protocol` (which plays from the book),
 //! `runner` and `learn` on top (`learn` may use the runner's opening generator). The shared helpers beside them (`echo`, `progress`,
 //! `random`, `safe_file`, `shard`, `timestamp`) use no layer at all. The command line and

@@ -1,4 +1,5 @@
-//! The examples in README.md and protocol.md, run through the real binary.
+//! The examples in README.md and protocol.md, run through the real binary, and the
+//! README's length (at most 500 lines; detail belongs under `docs/`).
 //!
 //! Three kinds of fenced blocks are checked; any other block is prose or grammar:
 //! - sessions: lines `> command` (or `>> command`, as in the debug log) sent to a fresh
@@ -455,6 +456,20 @@ fn protocol_md_examples_are_what_the_engine_says() {
 #[test]
 fn readme_examples_are_what_the_engine_says() {
     check("README.md");
+}
+
+/// The README speaks to users; detail goes to a page under `docs/`, linked from it.
+#[test]
+fn readme_stays_short() {
+    const MOST_LINES: usize = 500;
+    let path = format!("{}/README.md", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("README.md is readable");
+    let lines = text.lines().count();
+    assert!(
+        lines <= MOST_LINES,
+        "README.md has {lines} lines, more than {MOST_LINES}: move detail to a page under docs/ \
+         and link it from the README"
+    );
 }
 
 #[test]

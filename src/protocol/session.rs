@@ -1124,7 +1124,7 @@ impl SearchJob {
         }
     }
 
-    /// An answer found without a search (the book's, the tables'): the line saying where it
+    /// An answer found without a search (a proof's, the tables'): the line saying where it
     /// comes from, one `info` line with the turn, `depth` and `score`, and the outcome.
     fn answer_at_once(
         &self,
@@ -1162,15 +1162,14 @@ impl SearchJob {
         let outcome = if self.decided {
             Outcome::default()
         } else if let Some((turn, entry)) = &self.from_book {
-            let depth = u32::from(entry.depth.max(1));
-            let score = i32::from(entry.score);
-            self.answer_at_once(
-                &root,
-                &format!("info string book {entry}"),
-                *turn,
-                depth,
-                score,
-            )
+            // The book's line alone, with its own score and depth: a GUI (the Fanorona web
+            // interface among them) tells a book turn from a searched one by the absence
+            // of an `info depth` line before `bestmove`.
+            self.out.line(&format!("info string book {entry}"));
+            Outcome {
+                best: Some(*turn),
+                ..Outcome::default()
+            }
         } else if let Some(proven) = self.proven.filter(|p| p.at_once(&self.request.rules)) {
             self.answer_at_once(
                 &root,

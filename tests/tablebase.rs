@@ -713,8 +713,95 @@ fn the_engine_reports_tablebase_hits() {
         .find(|l| l.starts_with("info depth"))
         .unwrap();
     assert!(last_info.contains(" tbhits "), "{text}");
-    assert!(last_info.contains("score cp 199"), "{text}");
     assert_eq!(lines.last().unwrap(), "bestmove g2h2", "{text}");
+}
+
+/// The `cp` score of an `info depth` line.
+fn centi_score(line: &str) -> i32 {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "score").expect("a score");
+    assert_eq!(words[at + 1], "cp", "{line}");
+    words[at + 2].parse().expect("a whole number")
+}
+
+/// A table win found by the search is written as Stockfish writes one, `cp` 20000 less the
+/// distance, in a session opened with `uci` or `ugi`; with no handshake (the Fanorona web
+/// interface sends none, and its lowest levels read 9900 or more as a mate given as 10000
+/// less the score) it is written from 9000 to 9899, so that every level shows the winner.
+#[test]
+fn table_wins_are_written_for_uci_and_for_the_web_interface() {
+    let fen = "position fen 1W7/7W1/5B3/6W2/8B w";
+    for (hello, low, high) in [
+        (Some("uci"), 19_000, 20_000),
+        (Some("ugi"), 19_000, 20_000),
+        (None, 9_000, 9_899),
+    ] {
+        let mut commands: Vec<&str> = hello.into_iter().collect();
+        commands.extend([fen, "go depth 4"]);
+        let lines = engine_with_tables(&commands);
+        let text = lines.join("\n");
+        let last_info = lines
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("info depth"))
+            .unwrap();
+        let score = centi_score(last_info);
+        assert!((low..=high).contains(&score), "{hello:?}: {score}: {text}");
+        assert_eq!(lines.last().unwrap(), "bestmove g2h2", "{text}");
+    }
+    // The tables' own answer at the root, for the side that wins.
+    for (hello, low, high) in [(Some("uci"), 19_000, 20_000), (None, 9_000, 9_899)] {
+        let mut commands: Vec<&str> = hello.into_iter().collect();
+        commands.extend(["position fen 9/9/2W3W2/9/4B4 w", "go depth 5"]);
+        let lines = engine_with_tables(&commands);
+        let text = lines.join("\n");
+        let info = lines.iter().find(|l| l.starts_with("info depth")).unwrap();
+        let score = centi_score(info);
+        assert!((low..=high).contains(&score), "{hello:?}: {score}: {text}");
+    }
+}
+
+/// With `MultiPV` N in a position of the tables, the answer has N lines ranked by the
+/// tables' values and distances, for a timed search and for `go infinite` alike.
+#[test]
+fn several_lines_are_given_from_the_tables_at_the_root() {
+    // Two white stones far from the black one: quiet turns only, more than three.
+    let position = "4B4/9/9/9/W7W w";
+    let tables = vato::tablebase::Tablebase::open(tables_dir(), Rules::default(), 4).unwrap();
+    let ranked = tables
+        .probe_turns(&position.parse::<Position>().unwrap())
+        .unwrap();
+    assert!(ranked.len() >= 3, "{ranked:?}");
+    let fen = format!("position fen {position}");
+    for go in ["go depth 5", "go infinite"] {
+        let mut commands = vec!["uci", "setoption name MultiPV value 3", &fen, go];
+        if go == "go infinite" {
+            commands.push("stop");
+        }
+        let lines = engine_with_tables(&commands);
+        let text = lines.join("\n");
+        let infos: Vec<&String> = lines
+            .iter()
+            .filter(|l| l.starts_with("info depth"))
+            .collect();
+        assert_eq!(infos.len(), 3, "{go}: {text}");
+        let mut last = i32::MAX;
+        for (index, info) in infos.iter().enumerate() {
+            assert!(
+                info.contains(&format!(" multipv {} ", index + 1)),
+                "{go}: {text}"
+            );
+            let score = centi_score(info);
+            assert!(score <= last, "ranked best first: {text}");
+            last = score;
+            let (turn, _) = &ranked[index];
+            assert!(
+                info.ends_with(&format!(" pv {turn}")),
+                "{go}: {info} {ranked:?}"
+            );
+        }
+        assert_eq!(lines.last().unwrap(), &format!("bestmove {}", ranked[0].0));
+    }
 }
 
 /// Runs `vato` with `args` under a 2 GB address-space limit (a reader that runs away fails

@@ -10,8 +10,8 @@ use crate::echo::{MAX_MESSAGE_CHARS, printable};
 use crate::engine::evaluate::{evaluate, terms};
 use crate::engine::nnue::Network;
 use crate::engine::search::{
-    Limits, Outcome, Report, Score, SearchRequest, Signals, is_decided_win, proven_win_score,
-    search, tablebase_score,
+    Limits, Outcome, Report, Score, SearchRequest, Signals, TABLEBASE_WIN, is_decided_win,
+    proven_win_score, search, tablebase_score,
 };
 use crate::engine::skill;
 use crate::engine::timeman::Clock;
@@ -164,7 +164,7 @@ pub struct Session {
     book: Option<Arc<Book>>,
     /// The proof `ProofFile` names, if any.
     proof: Option<Arc<Certificate>>,
-    /// The protocol the last `uci` or `ugi` opened; UCI until one of them comes.
+    /// The protocol the last `uci` or `ugi` opened; none until one of them comes.
     dialect: Dialect,
     debug: bool,
     /// Commands read while work that ends by itself was running, in the order read: they
@@ -174,11 +174,15 @@ pub struct Session {
     waker: Option<Waker>,
 }
 
-/// The protocol a session speaks, named by its opening `uci` or `ugi`. They differ in one
-/// answer: UGI (as its match runners implement it) has no pondering, and its runners
+/// The protocol a session speaks, named by its opening `uci` or `ugi`. UCI and UGI differ
+/// in one answer: UGI (as its match runners implement it) has no pondering, and its runners
 /// read `bestmove` as exactly two words, so a UGI session never adds `ponder ...`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Dialect {
+    /// Neither `uci` nor `ugi` came: a person at a terminal, or the Fanorona web
+    /// interface, which never sends one. Answers as UCI, but for the scores of decided
+    /// positions that are not mates (see [`interface_centi`]).
+    Bare,
     Uci,
     Ugi,
 }
@@ -216,7 +220,7 @@ impl Session {
             telo: None,
             book: None,
             proof: None,
-            dialect: Dialect::Uci,
+            dialect: Dialect::Bare,
             debug: false,
             waiting: VecDeque::new(),
             waker: None,
@@ -760,21 +764,26 @@ impl Session {
         }
     }
 
-    /// The tables' choice at the root: the best turn by their value, when every turn's
-    /// child is in the tables and the value holds within the no-capture limit (the
-    /// distances know nothing of that limit, so a longer win is left to the search).
-    fn tablebase_choice(&self, searchmoves: &[Turn]) -> Option<(Turn, TablebaseValue)> {
+    /// The tables' answer at the root: the turns (among `searchmoves`) ranked by their
+    /// values and distances, best first, as many as `lines` asks, when every turn's child is
+    /// in the tables and the best value holds within the no-capture limit (the distances
+    /// know nothing of that limit, so a longer win is left to the search).
+    fn tablebase_lines(&self, searchmoves: &[Turn], lines: usize) -> Option<TablebaseLines> {
         let position = *self.game.position();
         let rule = self.game.rules().chain_rule;
         let limit = self.game.rules().no_capture_limit;
         let choices = self.tables_in_use()?.probe_turns(&position)?;
-        let (turn, value) = choices.into_iter().find_map(|(text, value)| {
-            let turn = parse_turn(&position, rule, &text).ok()?;
-            (searchmoves.is_empty() || searchmoves.contains(&turn)).then_some((turn, value))
-        })?;
-        value
-            .holds_within(position.turns_since_capture(), limit)
-            .then_some((turn, value))
+        let ranked: TablebaseLines = choices
+            .into_iter()
+            .filter_map(|(text, value)| {
+                let turn = parse_turn(&position, rule, &text).ok()?;
+                (searchmoves.is_empty() || searchmoves.contains(&turn)).then_some((turn, value))
+            })
+            .take(lines.max(1))
+            .collect();
+        let (_, best) = ranked.first()?;
+        best.holds_within(position.turns_since_capture(), limit)
+            .then_some(ranked)
     }
 
     fn set_position(&mut self, fen: Option<&str>, moves: &[String]) {
@@ -849,7 +858,7 @@ impl Session {
         let from_tables = if decided {
             None
         } else {
-            self.tablebase_choice(&limits.searchmoves)
+            self.tablebase_lines(&limits.searchmoves, self.options.multipv as usize)
         };
         // The book answers real turns only: never an analysis (`infinite`) or a ponder
         // search, which wait for `stop`.
@@ -920,7 +929,8 @@ impl Session {
             from_book,
             proven,
             wait_for_stop,
-            show_ponder: self.options.ponder && self.dialect == Dialect::Uci,
+            show_ponder: self.options.ponder && self.dialect != Dialect::Ugi,
+            interface_scores: self.dialect == Dialect::Bare,
             show_wdl: self.options.show_wdl,
             skill: weakened.then(|| (level, Rng::new(clock_seed()))),
             waker: self.waker.clone(),
@@ -1082,8 +1092,8 @@ struct SearchJob {
     out: Arc<Output>,
     /// The game is already won: answer `bestmove (none)` without searching.
     decided: bool,
-    /// The turn and value the endgame tables chose, if they did.
-    from_tables: Option<(Turn, TablebaseValue)>,
+    /// The turns and values the endgame tables ranked, best first, if they answer.
+    from_tables: Option<TablebaseLines>,
     /// The turn the opening book chose, if it did.
     from_book: Option<(Turn, BookTurn)>,
     /// The turn a proof prescribes, if it does.
@@ -1093,6 +1103,9 @@ struct SearchJob {
     show_ponder: bool,
     /// `UCI_ShowWDL`.
     show_wdl: bool,
+    /// Write decided scores that are not mates as the web interface reads them (see
+    /// [`interface_centi`]).
+    interface_scores: bool,
     /// A weakened level and the lots it draws its turn with.
     skill: Option<(u32, Rng)>,
     /// Told once `bestmove` is written.
@@ -1112,12 +1125,13 @@ impl SearchJob {
             finished: self.finished.clone(),
             out: self.out.clone(),
             decided: self.decided,
-            from_tables: self.from_tables,
+            from_tables: self.from_tables.clone(),
             from_book: self.from_book.clone(),
             proven: self.proven,
             wait_for_stop: false,
             show_ponder: self.show_ponder,
             show_wdl: self.show_wdl,
+            interface_scores: self.interface_scores,
             skill: None,
             // Run on the session's own thread: nothing to wake.
             waker: None,
@@ -1125,34 +1139,34 @@ impl SearchJob {
     }
 
     /// An answer found without a search (a proof's, the tables'): the line saying where it
-    /// comes from, one `info` line with the turn, `depth` and `score`, and the outcome.
-    fn answer_at_once(
-        &self,
-        root: &Position,
-        said: &str,
-        turn: Turn,
-        depth: u32,
-        score: i32,
-    ) -> Outcome {
+    /// comes from, one depth-1 `info` line per scored turn (`multipv` 1, 2, ... in the
+    /// order given, best first), and the outcome, which plays the first.
+    fn answer_at_once(&self, root: &Position, said: &str, lines: &[(Turn, i32)]) -> Outcome {
         self.out.line(said);
-        let report = Report {
-            depth,
-            seldepth: depth,
-            multipv: 1,
-            score: Score::Centi(score),
-            nodes: 0,
-            elapsed: Duration::ZERO,
-            hashfull: 0,
-            tbhits: 0,
-            pv: vec![turn],
-        };
         let rule = self.request.rules.turn_rules();
-        self.out
-            .line(&info_line(root, rule, &report, self.show_wdl));
+        for (index, &(turn, score)) in lines.iter().enumerate() {
+            let report = Report {
+                depth: 1,
+                seldepth: 1,
+                multipv: index + 1,
+                score: Score::Centi(score),
+                nodes: 0,
+                elapsed: Duration::ZERO,
+                hashfull: 0,
+                tbhits: 0,
+                pv: vec![turn],
+            };
+            self.out.line(&self.info_line(root, rule, &report));
+        }
         Outcome {
-            best: Some(turn),
+            best: lines.first().map(|&(turn, _)| turn),
             ..Outcome::default()
         }
+    }
+
+    /// The `info` line of a report, in this session's score style.
+    fn info_line(&self, root: &Position, rule: TurnRules, report: &Report) -> String {
+        info_line(root, rule, report, self.show_wdl, self.interface_scores)
     }
 
     /// Searches, writes the `info` lines and then the one `bestmove`.
@@ -1177,26 +1191,22 @@ impl SearchJob {
                     "info string proven {proven} {}",
                     spell_turn(&root, rule, proven.turn)
                 ),
-                proven.turn,
-                1,
-                proven_win_score(),
+                &[(proven.turn, proven_win_score())],
             )
-        } else if let Some((turn, value)) = self.from_tables {
-            let score = tablebase_score(value, 0);
-            self.answer_at_once(
-                &root,
-                &format!("info string tablebase {value}"),
-                turn,
-                1,
-                score,
-            )
+        } else if let Some(ranked) = &self.from_tables {
+            let lines: Vec<(Turn, i32)> = ranked
+                .iter()
+                .map(|&(turn, value)| (turn, tablebase_score(value, 0)))
+                .collect();
+            // The best value, as the tables say it: the line GUIs and tests read.
+            let best = ranked[0].1;
+            self.answer_at_once(&root, &format!("info string tablebase {best}"), &lines)
         } else {
             // The scored root lines of the deepest iteration, for a weakened level.
             let mut lines: Vec<(Turn, i32)> = Vec::new();
             let mut lines_depth = 0;
             let mut outcome = search(&self.request, &self.signals, &mut |report| {
-                self.out
-                    .line(&info_line(&root, rule, &report, self.show_wdl));
+                self.out.line(&self.info_line(&root, rule, &report));
                 if report.depth != lines_depth {
                     lines.clear();
                     lines_depth = report.depth;
@@ -1369,11 +1379,38 @@ fn spell_line(position: &Position, rule: TurnRules, turns: &[Turn]) -> String {
     words.join(" ")
 }
 
-/// The `info` line of a report; with `show_wdl`, `wdl W D L` follows the score.
-fn info_line(root: &Position, rule: TurnRules, report: &Report, show_wdl: bool) -> String {
+/// The most a decided score that is not a mate is written as for the web interface.
+const INTERFACE_DECIDED_MOST: i32 = 9_899;
+/// How many distances the web interface's decided scores tell apart.
+const INTERFACE_DECIDED_DISTANCES: i32 = 899;
+
+/// A `cp` score as the Fanorona web interface reads it right. Its lowest levels read a
+/// score of 9900 or more as a mate given as 10000 less the score (its own engine's way of
+/// writing mates), so the 20000 less the distance with which Vato, like Stockfish, writes a
+/// win of the tables or of a proof would show as the other side mating. For the interface,
+/// such a decided score becomes 9000 to 9899, nearer wins higher: beyond any evaluation,
+/// below that threshold, on the winner's side. Real mates stay `mate N`.
+fn interface_centi(cp: i32) -> i32 {
+    if !is_decided_win(cp.abs()) {
+        return cp;
+    }
+    let distance = (TABLEBASE_WIN - cp.abs()).clamp(0, INTERFACE_DECIDED_DISTANCES);
+    cp.signum() * (INTERFACE_DECIDED_MOST - distance)
+}
+
+/// The `info` line of a report; with `show_wdl`, `wdl W D L` follows the score; with
+/// `interface_scores`, decided `cp` scores are written as [`interface_centi`] says.
+fn info_line(
+    root: &Position,
+    rule: TurnRules,
+    report: &Report,
+    show_wdl: bool,
+    interface_scores: bool,
+) -> String {
     let millis = report.elapsed.as_millis() as u64;
     let nps = report.nodes * 1000 / millis.max(1);
     let score = match report.score {
+        Score::Centi(cp) if interface_scores => format!("cp {}", interface_centi(cp)),
         Score::Centi(cp) => format!("cp {cp}"),
         Score::Mate(n) => format!("mate {n}"),
     };
@@ -1436,6 +1473,9 @@ pub fn not_utf8_line(bytes: &[u8], error: std::str::Utf8Error) -> String {
         String::from_utf8_lossy(bytes)
     ))
 }
+
+/// The tables' turns at the root with their values, best first.
+type TablebaseLines = Vec<(Turn, TablebaseValue)>;
 
 /// What the session's loop waits for: an input line, the end of input, or work that has
 /// written its last line.
@@ -1536,6 +1576,39 @@ mod tests {
     }
 
     #[test]
+    fn decided_scores_for_the_interface_stay_below_its_mate_threshold_on_the_winners_side() {
+        use crate::tablebase::{Outcome as TableOutcome, Value};
+        for distance in [0, 1, 5, 60, 900, 5_000] {
+            for ply in [0, 3, 100] {
+                let win = Value {
+                    outcome: TableOutcome::Win,
+                    distance,
+                };
+                let score = tablebase_score(win, ply);
+                let shown = interface_centi(score);
+                assert!((9_000..9_900).contains(&shown), "{distance} {ply}: {shown}");
+                assert_eq!(interface_centi(-score), -shown);
+            }
+        }
+        // Nearer wins stay higher; the proofs' score too is a win.
+        let near = |distance| {
+            interface_centi(tablebase_score(
+                Value {
+                    outcome: TableOutcome::Win,
+                    distance,
+                },
+                0,
+            ))
+        };
+        assert!(near(3) > near(9));
+        assert!((9_000..9_900).contains(&interface_centi(proven_win_score())));
+        // Evaluations pass unchanged.
+        for cp in [-5_000, -1, 0, 37, 9_950, 12_000] {
+            assert_eq!(interface_centi(cp), cp);
+        }
+    }
+
+    #[test]
     fn without_a_search_thread_an_infinite_search_still_answers_from_depth_1() {
         let captured = Captured::default();
         let out = Output::new(Box::new(captured.clone()));
@@ -1558,6 +1631,7 @@ mod tests {
             wait_for_stop: true,
             show_ponder: false,
             show_wdl: false,
+            interface_scores: false,
             skill: None,
             waker: None,
         };

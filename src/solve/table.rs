@@ -22,21 +22,45 @@ struct Entry {
     work: u64,
 }
 
-/// A fixed-size table of two-slot buckets.
+/// A table of two-slot buckets that grows, up to its size, as it fills: a small proof
+/// costs no more than its entries, whatever size the table may reach.
 pub struct ProofTable {
     entries: Vec<Entry>,
     mask: usize,
+    /// Slots in use.
+    filled: usize,
+    /// The most slots the table may have.
+    most: usize,
 }
 
+/// Slots a table starts with (a power of two): 1.5 MiB.
+const FIRST_SLOTS: usize = 1 << 16;
+
 impl ProofTable {
-    /// A table of about `megabytes` MiB.
+    /// A table of at most about `megabytes` MiB.
     pub fn new(megabytes: usize) -> ProofTable {
         let wanted = (megabytes.max(1) << 20) / std::mem::size_of::<Entry>();
-        let size = wanted.next_power_of_two() / 2;
+        let most = (wanted.next_power_of_two() / 2).max(2);
+        ProofTable::with_slots(most.min(FIRST_SLOTS), most)
+    }
+
+    fn with_slots(slots: usize, most: usize) -> ProofTable {
         ProofTable {
-            entries: vec![Entry::default(); size.max(2)],
-            mask: size.max(2) - 2,
+            entries: vec![Entry::default(); slots],
+            mask: slots - 2,
+            filled: 0,
+            most,
         }
+    }
+
+    /// Four times the slots, every entry moved to its new bucket.
+    fn grow(&mut self) {
+        let slots = (self.entries.len() * 4).min(self.most);
+        let mut grown = ProofTable::with_slots(slots, self.most);
+        for entry in self.entries.iter().filter(|e| e.key != 0) {
+            grown.put(entry.key, entry.phi, entry.delta, entry.work);
+        }
+        *self = grown;
     }
 
     fn bucket(&self, key: u64) -> usize {
@@ -71,12 +95,26 @@ impl ProofTable {
 
     /// Stores `(phi, delta)` for `key`, found with `work` nodes below it.
     pub fn put(&mut self, key: u64, phi: u32, delta: u32, work: u64) {
-        let at = self.bucket(key);
+        if self.filled * 2 >= self.entries.len() && self.entries.len() < self.most {
+            self.grow();
+        }
+        let mut at = self.bucket(key);
+        // Below its full size the table grows rather than drop an entry: a lost entry is
+        // searched again, and in a graph with cycles df-pn may then never finish.
+        let full = |slots: &[Entry]| slots.iter().all(|e| e.key != 0 && e.key != key);
+        while full(&self.entries[at..at + 2]) && self.entries.len() < self.most {
+            self.grow();
+            at = self.bucket(key);
+        }
         let slots = &mut self.entries[at..at + 2];
         let index = slots
             .iter()
             .position(|e| e.key == key)
-            .unwrap_or_else(|| if slots[0].work <= slots[1].work { 0 } else { 1 });
+            .or_else(|| slots.iter().position(|e| e.key == 0))
+            .unwrap_or(if slots[0].work <= slots[1].work { 0 } else { 1 });
+        if slots[index].key == 0 {
+            self.filled += 1;
+        }
         slots[index] = Entry {
             key,
             phi,

@@ -9,7 +9,7 @@ use vato::rules::Rules;
 use vato::rules::board::Board;
 use vato::rules::movegen::has_legal_turn;
 use vato::rules::position::Position;
-use vato::solve::{Budget, Certificate, Verdict, solve, solve_on_own_stack};
+use vato::solve::{Budget, Certificate, Method, Verdict, solve, solve_on_own_stack};
 use vato::tablebase::{Progress, Tablebase, build, layer_size, layers_with, position_of};
 
 fn rules_on(board: Board) -> Rules {
@@ -57,6 +57,12 @@ fn expected(tables: &Tablebase, position: &Position) -> Verdict {
 }
 
 fn check(board: Board, stones: usize, leaves: usize, per_layer: u64) {
+    check_by(Method::DepthFirst, board, stones, leaves, per_layer);
+}
+
+/// Solves a sample of `stones` stones over the tables of `leaves` by `method` and checks
+/// every value against the tables, every proof by the checker, every best turn.
+fn check_by(method: Method, board: Board, stones: usize, leaves: usize, per_layer: u64) {
     let rules = rules_on(board);
     let all = Tablebase::open(tables_dir(board), rules, stones).unwrap();
     let smaller = Tablebase::open(tables_dir(board), rules, leaves).unwrap();
@@ -69,6 +75,7 @@ fn check(board: Board, stones: usize, leaves: usize, per_layer: u64) {
         checkpoint: None,
         proof: true,
         threads: 1,
+        method,
     };
     let positions = sample(board, stones, per_layer);
     assert!(positions.len() >= per_layer as usize);
@@ -142,6 +149,33 @@ fn three_stones_over_the_two_stone_tables_agree_with_the_tables() {
 fn three_stones_without_tables_agree_with_the_tables() {
     check(Board::Tsivy, 3, 0, 60);
     check(Board::Dimy, 3, 0, 60);
+}
+
+#[test]
+fn the_graph_method_agrees_with_the_tables() {
+    let graph = Method::Graph { leaf_nodes: 100 };
+    check_by(graph, Board::Tsivy, 3, 2, 100);
+    check_by(graph, Board::Dimy, 3, 0, 30);
+}
+
+#[test]
+fn a_question_left_open_says_how_far_it_got_and_the_methods_agree() {
+    let fen = "9/B8/9/6W1W/9 b";
+    let (ok, stopped, _) = vato_solve(&["--fen", fen, "--memory", "64", "--nodes", "2000"]);
+    assert!(ok && stopped.starts_with("unknown "), "{stopped}");
+    let open = stopped
+        .lines()
+        .find(|l| l.starts_with("open: "))
+        .unwrap_or("");
+    assert!(
+        open.contains("wins? proof ") && open.contains(" disproof "),
+        "{stopped}"
+    );
+    for method in ["dfpn", "graph"] {
+        let (ok, whole, error) = vato_solve(&["--fen", fen, "--memory", "64", "--method", method]);
+        assert!(ok && whole.starts_with("loss "), "{method}: {whole}{error}");
+        assert!(!whole.contains("open: "), "{whole}");
+    }
 }
 
 /// Runs `vato solve ARGS` without tables: (success, standard output, standard error).
@@ -277,6 +311,7 @@ fn fanoron_dimy_is_a_draw_and_b2c3a_its_only_drawing_first_turn() {
         checkpoint: None,
         proof: false,
         threads: 1,
+        method: Method::DepthFirst,
     };
     let tables = Tablebase::open(tables_dir(Board::Dimy), rules, 3).unwrap();
     let solved = solve(&start, rules, Some(&tables), budget).unwrap();
@@ -384,6 +419,7 @@ fn two_threads_give_the_values_of_one() {
         checkpoint: None,
         proof: false,
         threads,
+        method: Method::DepthFirst,
     };
     let start = rules.start();
     let turn_rules = rules.turn_rules();
@@ -496,6 +532,7 @@ fn false_draws_from_repetitions_on_other_lines_are_caught() {
         checkpoint: None,
         proof: true,
         threads: 1,
+        method: Method::DepthFirst,
     };
     for fen in [
         "W4/4B/3W1/1BB2/5 w 0 1",

@@ -32,7 +32,7 @@ use crate::rules::perft::perft_report;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::rules::variant::Variant;
-use crate::solve::{Budget, Certificate, solve_on_own_stack};
+use crate::solve::{Budget, Certificate, Method, solve_on_own_stack};
 use crate::tablebase::{Tablebase, Value as TablebaseValue, default_dir, layer_names};
 use crate::timestamp::log_timestamp;
 use std::collections::VecDeque;
@@ -1301,6 +1301,7 @@ fn solve_line(
         checkpoint: None,
         proof: false,
         threads: 1,
+        method: Method::DepthFirst,
     };
     let solved = match solve_on_own_stack(position, rules, tables, budget) {
         Ok(solved) => solved,

@@ -3,8 +3,9 @@
 use super::certificate::Certificate;
 use super::check::check;
 use super::checkpoint::Checkpoint;
-use super::dfpn::{Budget, Verdict, on_own_stack, solve_on_own_stack};
+use super::dfpn::{Budget, Method, Verdict};
 use super::sample::{agreement, random_positions};
+use super::two_questions::{on_own_stack, solve_on_own_stack};
 use crate::progress::stop_on_ctrl_c;
 use crate::rules::Rules;
 use crate::rules::fen::parse_position_on;
@@ -58,6 +59,14 @@ pub struct SolveArgs {
     /// With --sample: the seed of the random positions.
     #[arg(long, default_value_t = 1, requires = "sample")]
     seed: u64,
+    /// How each question is searched: `dfpn` from the root alone, or `graph`: a graph of
+    /// the positions near the root, decided backwards with cycles settled exactly, with a
+    /// df-pn search of --leaf-nodes nodes at each new position.
+    #[arg(long, value_enum, default_value_t = MethodArg::Dfpn)]
+    method: MethodArg,
+    /// With --method graph: the nodes of each new position's df-pn search.
+    #[arg(long, default_value_t = 10_000)]
+    leaf_nodes: u64,
     /// Give up after this many seconds.
     #[arg(long)]
     time: Option<f64>,
@@ -80,6 +89,27 @@ pub struct SolveArgs {
     /// values (every turn must be there, decided).
     #[arg(long, value_name = "FILE", num_args = 1..)]
     combine: Option<Vec<PathBuf>>,
+}
+
+/// The values of `--method`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum MethodArg {
+    /// Depth-first proof-number search from the root.
+    Dfpn,
+    /// A best-first graph near the root with df-pn at its leaves.
+    Graph,
+}
+
+impl SolveArgs {
+    /// The search method the arguments ask for.
+    fn method(&self) -> Method {
+        match self.method {
+            MethodArg::Dfpn => Method::DepthFirst,
+            MethodArg::Graph => Method::Graph {
+                leaf_nodes: self.leaf_nodes,
+            },
+        }
+    }
 }
 
 /// The root's value from the values of the positions after each of its turns (for their
@@ -213,6 +243,7 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
         checkpoint: None,
         proof: true,
         threads: 1,
+        method: args.method(),
     };
     let started = Instant::now();
     // A set built one layer pair at a time may hold only some layers of the largest count:
@@ -300,6 +331,7 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         }),
         proof: args.proof.is_some(),
         threads: args.threads.into(),
+        method: args.method(),
     };
     if let Some(files) = &args.combine {
         let children = read_shard_lines(files, &root, &rules)?;
@@ -338,6 +370,9 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         solved.summary(&root, &rules),
         solved.elapsed.as_secs_f64()
     )?;
+    if !solved.open.is_empty() {
+        writeln!(out, "open: {}", solved.open_numbers())?;
+    }
     if let Some(file) = &args.proof
         && solved.verdict != Verdict::Unknown
     {

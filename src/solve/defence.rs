@@ -11,6 +11,8 @@
 //! most once.
 
 use super::dfpn::Search;
+use super::strategy::Guarantee;
+use super::table::INFINITE;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use std::collections::{HashMap, HashSet};
@@ -157,7 +159,7 @@ impl Search<'_> {
         };
         match self.settled(root) {
             Some(outcome) => {
-                let safe = super::Guarantee::NoLoss.kept_by(outcome, root.side_to_move(), owner);
+                let safe = Guarantee::NoLoss.kept_by(outcome, root.side_to_move(), owner);
                 return safe.then(HashMap::new);
             }
             None => defence.register(*root),
@@ -184,7 +186,7 @@ impl Search<'_> {
     /// for the owner.
     fn classify(&mut self, position: &Position, owner: Color) -> Option<Child> {
         match self.settled(position) {
-            Some(outcome) => super::Guarantee::NoLoss
+            Some(outcome) => Guarantee::NoLoss
                 .kept_by(outcome, position.side_to_move(), owner)
                 .then_some(Child::Safe),
             None => Some(Child::Node(position.key())),
@@ -257,6 +259,27 @@ impl Search<'_> {
             }
             defence.nodes.get_mut(&key).expect("registered").children =
                 children.into_iter().map(|(t, c, _)| (t, c)).collect();
+        }
+    }
+
+    /// Whether the side to move at `position` (not settled) reaches its goal in the
+    /// search's terms (the prover a win, its opponent anything else), as the table says;
+    /// `None` when it does not know. With `fresh`, the position is searched again first,
+    /// from an empty path: the extraction's lines are not the search's.
+    fn goal_reached(&mut self, position: &Position, fresh: bool) -> Option<bool> {
+        let numbers = if fresh {
+            let line = std::mem::take(&mut self.path);
+            let (phi, delta, _) = self.expand(position, INFINITE, INFINITE);
+            let numbers = (phi, delta);
+            self.path = line;
+            numbers
+        } else {
+            self.table.get(position.key())?
+        };
+        match numbers {
+            (0, _) => Some(true),
+            (_, 0) => Some(false),
+            _ => None,
         }
     }
 }

@@ -15,17 +15,12 @@ use crate::rules::notation::spell_turn;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::tablebase::{Outcome, Tablebase};
-use anyhow::{Context, Result, anyhow, bail};
-use std::path::{Path, PathBuf};
+use anyhow::{Result, bail};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The longest path searched; deeper nodes count as draws, like repetitions.
 const MAX_PATH: usize = 4_000;
-
-/// The stack of the solver's thread: far more than `MAX_PATH` frames need. Only the pages
-/// used are ever touched.
-const STACK_BYTES: usize = 1 << 30;
 
 /// What one binary search asks: whether `prover` can force a win.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -64,9 +59,25 @@ pub struct Budget<'a> {
     /// Also write down the strategies that prove the value (see [`Solved::strategies`]),
     /// within the same limits.
     pub proof: bool,
-    /// Threads: with 2 or more, the two questions of [`solve`] are searched side by side
+    /// Threads: with 2 or more, the two questions of a solve are searched side by side
     /// (more are not used yet).
     pub threads: usize,
+    /// How each question is searched.
+    pub method: Method,
+}
+
+/// How a binary question is searched.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Depth-first proof-number search alone, from the root.
+    DepthFirst,
+    /// A best-first graph of the positions near the root, decided backwards with cycles
+    /// settled exactly, and a df-pn search of at most `leaf_nodes` nodes at each new
+    /// position (see `manager`).
+    Graph {
+        /// The nodes of each leaf's df-pn search.
+        leaf_nodes: u64,
+    },
 }
 
 /// The value of a position for its side to move, proved.
@@ -98,6 +109,9 @@ pub struct Solved {
     /// a loss: the winner's. A draw: each side's defence against the other's win. Fewer
     /// when the budget ran out while they were written.
     pub strategies: Vec<Strategy>,
+    /// The questions searched and left open: the prover, and its proof and disproof
+    /// numbers at the root when the search stopped.
+    pub open: Vec<(Color, u32, u32)>,
 }
 
 impl From<Outcome> for Verdict {
@@ -123,6 +137,16 @@ impl std::fmt::Display for Verdict {
 }
 
 impl Solved {
+    /// How far the numbers of the open questions got: `white wins? proof 91 disproof 93`
+    /// for each, `; `-separated; empty when none was left open.
+    pub fn open_numbers(&self) -> String {
+        self.open
+            .iter()
+            .map(|(prover, pn, dn)| format!("{} wins? proof {pn} disproof {dn}", prover.name()))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
     /// `<verdict>[ bestmove <turn>] nodes <N>`, the turn spelled in `root` under `rules`:
     /// the common part of the answers of `vato solve` and the `solve` command.
     pub fn summary(&self, root: &Position, rules: &Rules) -> String {
@@ -152,6 +176,9 @@ pub(super) struct Search<'a> {
     /// Whether values resting on a repetition of a position above them are stored too:
     /// fast, but what is stored may not hold on another path (see [`answer`]).
     store_dependent: bool,
+    /// The search returns, storing what it found, once this many nodes are searched
+    /// (a leaf's share of the graph search in `manager`).
+    pause_at: u64,
 }
 
 /// A child of an expanded node: its position and, when it is decided without search
@@ -241,7 +268,7 @@ impl Search<'_> {
     }
 
     pub(super) fn out_of_budget(&mut self) -> bool {
-        if self.aborted {
+        if self.aborted || self.nodes >= self.pause_at {
             return true;
         }
         if self.nodes.is_multiple_of(1024) {
@@ -374,7 +401,7 @@ impl Search<'_> {
     }
 
     /// Saves the table; a failure is reported and the search goes on.
-    fn save(&mut self, checkpoint: Checkpoint<'_>) {
+    pub(super) fn save(&mut self, checkpoint: Checkpoint<'_>) {
         if let Err(e) = save(checkpoint.path, self.owner, &self.table) {
             tracing::warn!("{e:#}");
         }
@@ -383,7 +410,7 @@ impl Search<'_> {
 
     /// After a finished search of the root: a turn whose child reaches the root mover's
     /// goal (the child's mover, the root mover's opponent, fails at its own).
-    fn goal_turn(&mut self, root: &Position) -> Option<Turn> {
+    pub(super) fn goal_turn(&mut self, root: &Position) -> Option<Turn> {
         let mut turns = Vec::new();
         self.rules.turn_rules().generate(root, &mut turns);
         self.path.push(root.key());
@@ -395,41 +422,6 @@ impl Search<'_> {
         self.path.pop();
         found
     }
-}
-
-/// A turn of a drawn `root` after which the opponent does not win, each candidate proved
-/// from the child itself: the turn the root's search found rests on disproofs made with
-/// the root on the path, where repeating it was a draw, and a child that is lost except
-/// by repeating the root is lost once the root has been left.
-fn drawing_turn(
-    root: &Position,
-    rules: Rules,
-    tables: Option<&Tablebase>,
-    budget: Budget<'_>,
-) -> Result<(Option<Turn>, u64)> {
-    let mut turns = Vec::new();
-    rules.turn_rules().generate(root, &mut turns);
-    let opponent = root.side_to_move().opposite();
-    let budget = Budget {
-        checkpoint: None,
-        proof: false,
-        ..budget
-    };
-    let mut nodes = 0;
-    for turn in turns {
-        let (proof, used) = prove(
-            &root.play(turn),
-            rules,
-            tables,
-            Query { prover: opponent },
-            budget,
-        )?;
-        nodes += used;
-        if matches!(proof, Proof::Disproved(_)) {
-            return Ok((Some(turn), nodes));
-        }
-    }
-    Ok((None, nodes))
 }
 
 /// One binary question answered: the proof, the nodes it took and, when the budget asks
@@ -444,378 +436,113 @@ pub struct Answer {
     /// (when the budget asks for proofs), or its opponent's defence (always: it confirms
     /// the disproof).
     pub strategy: Option<Strategy>,
+    /// The prover's proof and disproof numbers at the root when the search stopped:
+    /// how far an unknown answer got.
+    pub numbers: (u32, u32),
 }
 
 impl Answer {
     /// An answer known without a search: the first question's, marked answered in a
     /// checkpoint, or the second's, when it is not asked.
-    fn given(proof: Proof) -> Answer {
+    pub(super) fn given(proof: Proof) -> Answer {
         Answer {
             proof,
             nodes: 0,
             strategy: None,
+            numbers: match proof {
+                Proof::Proved(_) => (0, INFINITE),
+                Proof::Disproved(_) => (INFINITE, 0),
+                Proof::Unknown => (1, 1),
+            },
         }
     }
 }
 
-/// Whether `query.prover` wins from `root` under `rules`, with `tables` as leaves.
-pub fn prove(
-    root: &Position,
-    rules: Rules,
-    tables: Option<&Tablebase>,
-    query: Query,
-    budget: Budget<'_>,
-) -> Result<(Proof, u64)> {
-    answer(root, rules, tables, query, budget).map(|answer| (answer.proof, answer.nodes))
-}
+impl<'a> Search<'a> {
+    /// A search of `query` from `root` with an empty table, or the table of the
+    /// budget's checkpoint when it holds this question.
+    pub(super) fn new(
+        root: &Position,
+        rules: Rules,
+        tables: Option<&'a Tablebase>,
+        query: Query,
+        budget: Budget<'a>,
+        store_dependent: bool,
+    ) -> Result<Search<'a>> {
+        let owner = Owner::of(root, &rules, query.prover);
+        let mut table = ProofTable::new(budget.table_mb);
 
-/// [`prove`], with the strategy when `budget.proof` asks for it.
-///
-/// The search first stores every value it finds, which is fast but lets a disproof that
-/// rested on a repetition of one line be reused on another (the graph-history
-/// interaction). So a disproof is confirmed by writing the defence down as a strategy
-/// over positions (see `defence`); if none is found, the question is searched again
-/// storing only values that hold whatever the path. A proof never rests on a repetition.
-pub fn answer(
-    root: &Position,
-    rules: Rules,
-    tables: Option<&Tablebase>,
-    query: Query,
-    budget: Budget<'_>,
-) -> Result<Answer> {
-    let started = Instant::now();
-    let spent = match answer_storing(root, rules, tables, query, budget, true)? {
-        Ok(answer) => return Ok(answer),
-        Err(spent) => spent,
-    };
-    let budget = Budget {
-        time: budget.time.map(|t| t.saturating_sub(started.elapsed())),
-        nodes: budget.nodes.map(|n| n.saturating_sub(spent)),
-        checkpoint: None,
-        ..budget
-    };
-    match answer_storing(root, rules, tables, query, budget, false)? {
-        Ok(answer) => Ok(Answer {
-            nodes: answer.nodes + spent,
-            ..answer
-        }),
-        Err(_) => bail!(
-            "{root}: a value was found, but not a strategy that holds whatever the path \
-             (the graph-history interaction): it is not confirmed"
-        ),
-    }
-}
-
-/// One search of `query`, storing values that rest on repetitions or not; the nodes it
-/// took when its disproof is not confirmed by a strategy.
-fn answer_storing(
-    root: &Position,
-    rules: Rules,
-    tables: Option<&Tablebase>,
-    query: Query,
-    budget: Budget<'_>,
-    store_dependent: bool,
-) -> Result<Result<Answer, u64>> {
-    let owner = Owner::of(root, &rules, query.prover);
-    let mut table = ProofTable::new(budget.table_mb);
-    if let Some(checkpoint) = budget.checkpoint
-        && let Some((saved, entries)) = load(checkpoint.path)?
-    {
-        if (saved.root, saved.board, saved.chain_rule)
-            != (owner.root, owner.board, owner.chain_rule)
+        if let Some(checkpoint) = budget.checkpoint
+            && let Some((saved, entries)) = load(checkpoint.path)?
         {
-            bail!(
-                "{} is the checkpoint of another position or other rules",
-                checkpoint.path.display()
-            );
-        }
-        if saved == owner {
-            for (key, phi, delta, work) in entries {
-                table.put(key, phi, delta, work);
+            if (saved.root, saved.board, saved.chain_rule)
+                != (owner.root, owner.board, owner.chain_rule)
+            {
+                bail!(
+                    "{} is the checkpoint of another position or other rules",
+                    checkpoint.path.display()
+                );
             }
-        }
-    }
-    let mut search = Search {
-        owner,
-        last_saved: Instant::now(),
-        rules,
-        tables,
-        prover: query.prover,
-        table,
-        path: Vec::new(),
-        nodes: 0,
-        budget,
-        started: Instant::now(),
-        aborted: false,
-        store_dependent,
-    };
-    let mover = root.side_to_move();
-    let mover_is_prover = mover == query.prover;
-    let (phi, delta) = match search.leaf(root) {
-        Some(numbers) => numbers,
-        None => {
-            let (phi, delta, _) = search.expand(root, INFINITE, INFINITE);
-            (phi, delta)
-        }
-    };
-    let proof = if search.aborted && phi != 0 && delta != 0 {
-        Proof::Unknown
-    } else if phi == 0 {
-        // The root's mover reached its goal.
-        let turn = search.goal_turn(root);
-        if mover_is_prover {
-            Proof::Proved(turn)
-        } else {
-            Proof::Disproved(turn)
-        }
-    } else if mover_is_prover {
-        Proof::Disproved(None)
-    } else {
-        Proof::Proved(None)
-    };
-    // A disproof is always confirmed; a proof is written down when asked for.
-    let disproved = matches!(proof, Proof::Disproved(_));
-    let wanted = proof != Proof::Unknown && (budget.proof || disproved);
-    let strategy = if wanted {
-        // Searches again where the table lost entries, within what is left of the
-        // budget; saves no checkpoint.
-        search.budget.checkpoint = None;
-        let owner = if phi == 0 { mover } else { mover.opposite() };
-        let strategy = search.extract(root, owner);
-        if strategy.is_none() && !search.aborted {
-            if owner != query.prover {
-                return Ok(Err(search.nodes));
-            }
-            bail!(
-                "{root}: {}'s win was proved, but not written down as a strategy",
-                owner.name()
-            );
-        }
-        strategy
-    } else {
-        None
-    };
-    // Stopped while confirming: the disproof is not known to hold, and the table is
-    // saved for the next run.
-    let proof = if disproved && strategy.is_none() {
-        if let Some(checkpoint) = budget.checkpoint {
-            search.save(checkpoint);
-        }
-        Proof::Unknown
-    } else {
-        proof
-    };
-    Ok(Ok(Answer {
-        proof,
-        nodes: search.nodes,
-        strategy,
-    }))
-}
-
-/// Where the second question of a solve keeps its checkpoint: `FILE.second`.
-pub fn second_checkpoint(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".second");
-    PathBuf::from(name)
-}
-
-/// The two questions answered one after the other: the second only if the first is
-/// disproved.
-fn one_after_the_other(
-    root: &Position,
-    rules: Rules,
-    tables: Option<&Tablebase>,
-    budgets: [Budget<'_>; 2],
-    first_answered: bool,
-) -> Result<[Answer; 2]> {
-    let started = Instant::now();
-    let mover = root.side_to_move();
-    let first = if first_answered {
-        Answer::given(Proof::Disproved(None))
-    } else {
-        answer(root, rules, tables, Query { prover: mover }, budgets[0])?
-    };
-    if !matches!(first.proof, Proof::Disproved(_)) {
-        return Ok([first, Answer::given(Proof::Unknown)]);
-    }
-    if let Some(checkpoint) = budgets[0].checkpoint
-        && !first_answered
-    {
-        mark_first_answered(checkpoint.path, root, &rules)?;
-    }
-    let budget = Budget {
-        time: budgets[1].time.map(|t| t.saturating_sub(started.elapsed())),
-        nodes: budgets[1].nodes.map(|n| n.saturating_sub(first.nodes)),
-        ..budgets[1]
-    };
-    let second = answer(
-        root,
-        rules,
-        tables,
-        Query {
-            prover: mover.opposite(),
-        },
-        budget,
-    )?;
-    Ok([first, second])
-}
-
-/// Writes the first question's checkpoint as the empty table of the second: the file
-/// then says that the first was disproved.
-fn mark_first_answered(path: &Path, root: &Position, rules: &Rules) -> Result<()> {
-    let second_owner = Owner::of(root, rules, root.side_to_move().opposite());
-    save(path, second_owner, &ProofTable::new(1))
-}
-
-/// The two questions answered at once on two threads: a proof of either stops the other,
-/// which it makes needless.
-fn side_by_side(
-    root: &Position,
-    rules: Rules,
-    tables: Option<&Tablebase>,
-    budgets: [Budget<'_>; 2],
-    first_answered: bool,
-) -> Result<[Answer; 2]> {
-    let mover = root.side_to_move();
-    let stops = [AtomicBool::new(false), AtomicBool::new(false)];
-    let run = |question: usize| -> Result<Answer> {
-        if question == 0 && first_answered {
-            return Ok(Answer::given(Proof::Disproved(None)));
-        }
-        let prover = if question == 0 {
-            mover
-        } else {
-            mover.opposite()
-        };
-        let budget = Budget {
-            stop: &stops[question],
-            ..budgets[question]
-        };
-        let answer = on_own_stack(|| answer(root, rules, tables, Query { prover }, budget))?;
-        match answer.proof {
-            Proof::Proved(_) => stops[1 - question].store(true, Ordering::Relaxed),
-            Proof::Disproved(_) if question == 0 && !first_answered => {
-                if let Some(checkpoint) = budgets[0].checkpoint {
-                    mark_first_answered(checkpoint.path, root, &rules)?;
+            if saved == owner {
+                for (key, phi, delta, work) in entries {
+                    table.put(key, phi, delta, work);
                 }
             }
-            _ => {}
         }
-        Ok(answer)
-    };
-    std::thread::scope(|scope| {
-        let handles = [scope.spawn(|| run(0)), scope.spawn(|| run(1))];
-        while !handles.iter().all(|h| h.is_finished()) {
-            if budgets[0].stop.load(Ordering::Relaxed) {
-                stops.iter().for_each(|s| s.store(true, Ordering::Relaxed));
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let [first, second] = handles.map(|h| h.join().map_err(|_| anyhow!("the solver failed")));
-        Ok([first??, second??])
-    })
-}
-
-/// The value of `root` for its side to move: whether it wins, and whether its opponent
-/// does (one after the other, or side by side with `budget.threads` at least 2). Neither:
-/// a draw. With a checkpoint, a run goes on from the files of both questions (the first
-/// in FILE, the second in [`second_checkpoint`]), which are removed once the value is
-/// proved.
-pub fn solve(
-    root: &Position,
-    rules: Rules,
-    tables: Option<&Tablebase>,
-    budget: Budget<'_>,
-) -> Result<Solved> {
-    let started = Instant::now();
-    let mover = root.side_to_move();
-    let second_file = budget.checkpoint.map(|c| second_checkpoint(c.path));
-    let second_budget = Budget {
-        checkpoint: budget
-            .checkpoint
-            .zip(second_file.as_deref())
-            .map(|(checkpoint, path)| Checkpoint { path, ..checkpoint }),
-        ..budget
-    };
-    // A proof needs the first question's strategy, which the mark does not keep.
-    let second_owner = Owner::of(root, &rules, mover.opposite());
-    let first_answered = !budget.proof
-        && match budget.checkpoint {
-            Some(checkpoint) => {
-                load(checkpoint.path)?.is_some_and(|(owner, _)| owner == second_owner)
-            }
-            None => false,
-        };
-    let budgets = [budget, second_budget];
-    let [first, second] = if budget.threads >= 2 {
-        side_by_side(root, rules, tables, budgets, first_answered)?
-    } else {
-        one_after_the_other(root, rules, tables, budgets, first_answered)?
-    };
-    let nodes = first.nodes + second.nodes;
-    let root_turn =
-        |strategy: &Option<Strategy>| strategy.as_ref().and_then(|s| s.turn(root.key()));
-    let (verdict, best, strategies, nodes) = match (first.proof, second.proof) {
-        (Proof::Proved(turn), _) => {
-            let best = root_turn(&first.strategy).or(turn);
-            (Verdict::Win, best, vec![first.strategy], nodes)
-        }
-        (_, Proof::Proved(_)) => (Verdict::Loss, None, vec![second.strategy], nodes),
-        (Proof::Disproved(_), Proof::Disproved(_)) => {
-            let (best, more) = match root_turn(&second.strategy) {
-                Some(turn) => (Some(turn), 0),
-                None => drawing_turn(root, rules, tables, budget)?,
-            };
-            (
-                Verdict::Draw,
-                best,
-                vec![first.strategy, second.strategy],
-                nodes + more,
-            )
-        }
-        _ => (Verdict::Unknown, None, Vec::new(), nodes),
-    };
-    if verdict != Verdict::Unknown
-        && let Some(checkpoint) = budget.checkpoint
-    {
-        let _ = std::fs::remove_file(checkpoint.path);
-        if let Some(second) = &second_file {
-            let _ = std::fs::remove_file(second);
-        }
+        Ok(Search {
+            owner,
+            last_saved: Instant::now(),
+            rules,
+            tables,
+            prover: query.prover,
+            table,
+            path: Vec::new(),
+            nodes: 0,
+            budget,
+            started: Instant::now(),
+            aborted: false,
+            store_dependent,
+            pause_at: u64::MAX,
+        })
     }
-    Ok(Solved {
-        verdict,
-        best,
-        nodes,
-        elapsed: started.elapsed(),
-        strategies: if budget.proof && strategies.iter().all(Option::is_some) {
-            strategies.into_iter().flatten().collect()
-        } else {
-            Vec::new()
-        },
-    })
-}
 
-/// Runs `work` on a thread of its own with room for the longest line (proof-number search
-/// recurses once per ply of its current line).
-pub fn on_own_stack<T: Send>(work: impl FnOnce() -> Result<T> + Send) -> Result<T> {
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name("solve".into())
-            .stack_size(STACK_BYTES)
-            .spawn_scoped(scope, work)
-            .context("cannot start the solver's thread")?
-            .join()
-            .map_err(|_| anyhow!("the solver failed"))?
-    })
-}
+    /// Searches `position` afresh (an empty line above it) for at most `nodes` nodes, or
+    /// until it is decided; its `(phi, delta)`. What it finds stays in the table.
+    pub(super) fn probe(&mut self, position: &Position, nodes: u64) -> (u32, u32) {
+        self.path.clear();
+        self.pause_at = self.nodes.saturating_add(nodes);
+        let (phi, delta, _) = self.expand(position, INFINITE, INFINITE);
+        self.pause_at = u64::MAX;
+        (phi, delta)
+    }
 
-/// [`solve`] on a thread of its own with room for the longest line.
-pub fn solve_on_own_stack(
-    root: &Position,
-    rules: Rules,
-    tables: Option<&Tablebase>,
-    budget: Budget<'_>,
-) -> Result<Solved> {
-    on_own_stack(|| solve(root, rules, tables, budget))
+    /// Keeps a value decided outside the search (`(0, INFINITE)` or `(INFINITE, 0)` for
+    /// the side to move) where no collision replaces it.
+    pub(super) fn keep_decided(&mut self, key: u64, phi: u32, delta: u32) {
+        self.table.put(key, phi, delta, u64::MAX / 2);
+    }
+
+    /// Whether the budget has run out, looked at now.
+    pub(super) fn over_budget(&mut self) -> bool {
+        if !self.aborted {
+            let over_nodes = self.budget.nodes.is_some_and(|n| self.nodes >= n);
+            let over_time = self
+                .budget
+                .time
+                .is_some_and(|t| self.started.elapsed() >= t);
+            self.aborted = over_nodes || over_time || self.budget.stop.load(Ordering::Relaxed);
+            if let Some(checkpoint) = self.budget.checkpoint
+                && (self.aborted || self.last_saved.elapsed() >= checkpoint.every)
+            {
+                self.save(checkpoint);
+            }
+        }
+        self.aborted
+    }
+
+    /// Writing the strategy down saves no checkpoint: the table is not the search's any
+    /// more where it searches again.
+    pub(super) fn budget_for_strategy(&mut self) {
+        self.budget.checkpoint = None;
+    }
 }

@@ -23,18 +23,22 @@ mod cli;
 mod codes;
 mod defence;
 mod dfpn;
+mod extract;
+mod manager;
+mod one_question;
 mod sample;
 mod strategy;
 mod table;
+mod two_questions;
 mod win_strategy;
 
 pub use certificate::Certificate;
 pub use check::{Checked, check};
 pub use checkpoint::Checkpoint;
 pub use cli::{SolveArgs, run_cli};
-pub use dfpn::{
-    Answer, Budget, Proof, Query, Solved, Verdict, answer, on_own_stack, prove, second_checkpoint,
-    solve, solve_on_own_stack,
-};
+pub use dfpn::{Answer, Budget, Method, Proof, Query, Solved, Verdict};
 pub use sample::{Agreement, agreement, random_positions};
 pub use strategy::{Guarantee, Strategy};
+pub use two_questions::{
+    answer, on_own_stack, prove, second_checkpoint, solve, solve_on_own_stack,
+};

@@ -4,7 +4,8 @@
 
 use super::certificate::Certificate;
 use super::check::check;
-use super::dfpn::{Budget, Verdict, solve};
+use super::dfpn::{Budget, Verdict};
+use super::two_questions::solve;
 use crate::random::Rng;
 use crate::rules::Rules;
 use crate::rules::movegen::has_legal_turn;

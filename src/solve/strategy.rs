@@ -4,9 +4,7 @@
 //! depend on the path, so checking it (see `check`) does not share the search's
 //! graph-history problem.
 
-use super::dfpn::Search;
-use super::table::INFINITE;
-use crate::rules::position::{Color, Position};
+use crate::rules::position::Color;
 use crate::rules::turn::Turn;
 use crate::tablebase::Outcome;
 
@@ -58,52 +56,6 @@ impl Strategy {
             .binary_search_by_key(&key, |&(k, _)| k)
             .ok()
             .map(|index| self.turns[index].1)
-    }
-}
-
-impl Search<'_> {
-    /// After the root is decided: the strategy of the side whose goal was reached there
-    /// (`owner`), read from the proof table. Entries lost from the table are searched
-    /// again; `None` if the search is stopped, or if no path-independent strategy is
-    /// found (a value that rested on the graph-history interaction).
-    pub(super) fn extract(&mut self, root: &Position, owner: Color) -> Option<Strategy> {
-        self.path.clear();
-        let (guarantee, turns) = if owner == self.prover {
-            (Guarantee::Win, self.extract_win(root, owner)?)
-        } else {
-            (Guarantee::NoLoss, self.extract_defence(root, owner)?)
-        };
-        if self.aborted {
-            return None;
-        }
-        let mut turns: Vec<(u64, Turn)> = turns.into_iter().collect();
-        turns.sort_unstable_by_key(|&(key, _)| key);
-        Some(Strategy {
-            owner,
-            guarantee,
-            turns,
-        })
-    }
-
-    /// Whether the side to move at `position` (not settled) reaches its goal in the
-    /// search's terms (the prover a win, its opponent anything else), as the table says;
-    /// `None` when it does not know. With `fresh`, the position is searched again first,
-    /// from an empty path: the extraction's lines are not the search's.
-    pub(super) fn goal_reached(&mut self, position: &Position, fresh: bool) -> Option<bool> {
-        let numbers = if fresh {
-            let line = std::mem::take(&mut self.path);
-            let (phi, delta, _) = self.expand(position, INFINITE, INFINITE);
-            let numbers = (phi, delta);
-            self.path = line;
-            numbers
-        } else {
-            self.table.get(position.key())?
-        };
-        match numbers {
-            (0, _) => Some(true),
-            (_, 0) => Some(false),
-            _ => None,
-        }
     }
 }
 

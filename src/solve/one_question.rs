@@ -1,0 +1,128 @@
+//! One binary question answered by df-pn and confirmed: a disproof by the defence
+//! written down as a strategy, a proof (when asked for) by the prover's.
+
+use super::dfpn::{Answer, Budget, Proof, Query, Search};
+use super::table::INFINITE;
+use crate::rules::Rules;
+use crate::rules::position::Position;
+use crate::tablebase::Tablebase;
+use anyhow::{Result, bail};
+use std::time::Instant;
+
+/// Whether `query.prover` wins from `root` under `rules`, with `tables` as leaves, by
+/// df-pn alone; with the strategy when `budget.proof` asks for it.
+///
+/// The search first stores every value it finds, which is fast but lets a disproof that
+/// rested on a repetition of one line be reused on another (the graph-history
+/// interaction). So a disproof is confirmed by writing the defence down as a strategy
+/// over positions (see `defence`); if none is found, the question is searched again
+/// storing only values that hold whatever the path. A proof never rests on a repetition.
+pub fn answer(
+    root: &Position,
+    rules: Rules,
+    tables: Option<&Tablebase>,
+    query: Query,
+    budget: Budget<'_>,
+) -> Result<Answer> {
+    let started = Instant::now();
+    let spent = match answer_storing(root, rules, tables, query, budget, true)? {
+        Ok(answer) => return Ok(answer),
+        Err(spent) => spent,
+    };
+    let budget = Budget {
+        time: budget.time.map(|t| t.saturating_sub(started.elapsed())),
+        nodes: budget.nodes.map(|n| n.saturating_sub(spent)),
+        checkpoint: None,
+        ..budget
+    };
+    match answer_storing(root, rules, tables, query, budget, false)? {
+        Ok(answer) => Ok(Answer {
+            nodes: answer.nodes + spent,
+            ..answer
+        }),
+        Err(_) => bail!(
+            "{root}: a value was found, but not a strategy that holds whatever the path \
+             (the graph-history interaction): it is not confirmed"
+        ),
+    }
+}
+
+/// One search of `query`, storing values that rest on repetitions or not; the nodes it
+/// took when its disproof is not confirmed by a strategy.
+fn answer_storing(
+    root: &Position,
+    rules: Rules,
+    tables: Option<&Tablebase>,
+    query: Query,
+    budget: Budget<'_>,
+    store_dependent: bool,
+) -> Result<Result<Answer, u64>> {
+    let mut search = Search::new(root, rules, tables, query, budget, store_dependent)?;
+    let mover = root.side_to_move();
+    let mover_is_prover = mover == query.prover;
+    let (phi, delta) = match search.leaf(root) {
+        Some(numbers) => numbers,
+        None => {
+            let (phi, delta, _) = search.expand(root, INFINITE, INFINITE);
+            (phi, delta)
+        }
+    };
+    let proof = if search.aborted && phi != 0 && delta != 0 {
+        Proof::Unknown
+    } else if phi == 0 {
+        // The root's mover reached its goal.
+        let turn = search.goal_turn(root);
+        if mover_is_prover {
+            Proof::Proved(turn)
+        } else {
+            Proof::Disproved(turn)
+        }
+    } else if mover_is_prover {
+        Proof::Disproved(None)
+    } else {
+        Proof::Proved(None)
+    };
+    // A disproof is always confirmed; a proof is written down when asked for.
+    let disproved = matches!(proof, Proof::Disproved(_));
+    let wanted = proof != Proof::Unknown && (budget.proof || disproved);
+    let strategy = if wanted {
+        // Searches again where the table lost entries, within what is left of the
+        // budget; saves no checkpoint.
+        search.budget_for_strategy();
+        let owner = if phi == 0 { mover } else { mover.opposite() };
+        let strategy = search.extract(root, owner);
+        if strategy.is_none() && !search.aborted {
+            if owner != query.prover {
+                return Ok(Err(search.nodes));
+            }
+            bail!(
+                "{root}: {}'s win was proved, but not written down as a strategy",
+                owner.name()
+            );
+        }
+        strategy
+    } else {
+        None
+    };
+    // Stopped while confirming: the disproof is not known to hold, and the table is
+    // saved for the next run.
+    let proof = if disproved && strategy.is_none() {
+        if let Some(checkpoint) = budget.checkpoint {
+            search.save(checkpoint);
+        }
+        Proof::Unknown
+    } else {
+        proof
+    };
+    let numbers = if mover_is_prover {
+        (phi, delta)
+    } else {
+        (delta, phi)
+    };
+    Ok(Ok(Answer {
+        proof,
+        nodes: search.nodes,
+        strategy,
+        numbers,
+    }))
+}

@@ -1267,3 +1267,81 @@ fn bench_compares_the_search_with_and_without_the_tables() {
     assert!(!status.unwrap().success());
     assert!(err.contains("--tables"), "{err}");
 }
+
+/// Sets entry `entry` of a version 3 value file to code 3, which no writer produces, and
+/// gives its block a checksum that matches: damage that only decoding every entry finds.
+fn forge_value_code_3(path: &std::path::Path, entry: u64) {
+    let bytes = std::fs::read(path).unwrap();
+    let field = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    let (entries, blocks) = (field(24), field(40) as usize);
+    let block_entries = vato::tablebase::BLOCK_ENTRIES as u64;
+    let data_at = 64 + 16 * blocks;
+    let mut block_bytes: Vec<Vec<u8>> = (0..blocks)
+        .map(|k| {
+            let start = if k == 0 { 0 } else { field(64 + 16 * (k - 1)) };
+            let end = field(64 + 16 * k);
+            bytes[data_at + start as usize..data_at + end as usize].to_vec()
+        })
+        .collect();
+    let block = (entry / block_entries) as usize;
+    let in_block = (entries - block as u64 * block_entries).min(block_entries);
+    let mut decoded = lz4_flex::decompress(&block_bytes[block], in_block.div_ceil(4) as usize)
+        .expect("a value block decodes");
+    let offset = (entry % block_entries) as usize;
+    decoded[offset / 4] |= 3 << (2 * (offset % 4));
+    block_bytes[block] = lz4_flex::compress(&decoded);
+    let mut out = bytes[..64].to_vec();
+    let mut end = 0u64;
+    for b in &block_bytes {
+        end += b.len() as u64;
+        out.extend_from_slice(&end.to_le_bytes());
+        out.extend_from_slice(&vato::safe_file::checksum(b).to_le_bytes());
+    }
+    for b in &block_bytes {
+        out.extend_from_slice(b);
+    }
+    std::fs::write(path, out).unwrap();
+}
+
+/// `vato tablebase verify` decodes every entry: a value code 3 under a right checksum is
+/// named with its layer, block and entry, as a probe would refuse it.
+#[test]
+fn verify_finds_a_value_no_writer_produces() {
+    let dir = temp_dir("forged");
+    build(&dir, 3, &Rules::default(), 2, Progress::Quiet).unwrap();
+    let verify = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
+            .args(["tablebase", "verify"])
+            .arg(&dir)
+            .output()
+            .expect("vato runs");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.success(), text)
+    };
+    let (ok, text) = verify();
+    assert!(
+        ok && text.contains("every block and entry verified"),
+        "{text}"
+    );
+    let entry = 40_503;
+    forge_value_code_3(
+        &dir.join(table_file_name(Board::Tsivy, Kind::Wdl, 2, 1)),
+        entry,
+    );
+    let (ok, text) = verify();
+    assert!(!ok, "{text}");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("damaged: "))
+        .unwrap_or("");
+    assert!(
+        line.starts_with("damaged: layer 2v1: ")
+            && line.ends_with(&format!("block 4, entry {entry} holds 3, no value")),
+        "{text}"
+    );
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("damaged: ")).count(),
+        1
+    );
+}

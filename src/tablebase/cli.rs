@@ -90,8 +90,9 @@ pub enum TablebaseCommand {
         #[command(flatten)]
         rules: TableRules,
     },
-    /// Decodes every block of every layer and checks its checksum; names each damaged
-    /// layer and exits with an error if there is one.
+    /// Decodes every block of every layer, checks its checksum and every entry as a probe
+    /// would read it; names each damaged layer with its first bad block or entry and exits
+    /// with an error if there is one.
     Verify {
         /// Where the layer files are; default the engine's folder.
         dir: Option<PathBuf>,
@@ -273,7 +274,7 @@ pub fn run_cli(command: TablebaseCommand, out: &mut impl Write) -> Result<()> {
             if held.is_empty() {
                 bail!("no tables in {}", dir.display());
             }
-            writeln!(out, "{} layers, every block verified", held.len())?;
+            writeln!(out, "{} layers, every block and entry verified", held.len())?;
         }
         TablebaseCommand::Convert {
             from, to, threads, ..

@@ -87,6 +87,22 @@ impl Kind {
         }
     }
 
+    /// The first of the `entries` entries of a decoded block that no writer produces and
+    /// no reader accepts: a value code 3 (a distance may be any byte).
+    pub(super) fn first_without_value(self, decoded: &[u8], entries: usize) -> Option<usize> {
+        if self != Kind::Wdl {
+            return None;
+        }
+        // Code 3 is both bits of an entry set: the low bit of each pair in `b & b >> 1`.
+        let at = decoded
+            .iter()
+            .position(|&byte| byte & byte >> 1 & 0x55 != 0)?;
+        let offset =
+            at * 4 + ((decoded[at] & decoded[at] >> 1 & 0x55).trailing_zeros() / 2) as usize;
+        // Bits past the last entry of a short last block are not entries.
+        (offset < entries).then_some(offset)
+    }
+
     /// How the blocks are compressed: the values, probed by every search node in the
     /// tables, with LZ4, whose blocks decode in a fraction of zstd's time (zstd builds its
     /// entropy tables again for every block); the distances, read at the root and near
@@ -740,17 +756,28 @@ impl TableFile {
         Ok(())
     }
 
-    /// Every entry of the file, a byte each, block after block, each block verified.
-    pub(super) fn decode_all(&self) -> Result<Vec<u8>> {
+    /// Decodes every block, verifying its checksum, and checks every entry as a probe
+    /// would read it (a value file holds no code 3): the first bad block or entry as the
+    /// error. One block in memory at a time.
+    pub(super) fn check_every_entry(&self) -> Result<()> {
         let mut decompressor = zstd::bulk::Decompressor::new().context("starting zstd")?;
-        let mut all = Vec::with_capacity(self.entries as usize);
-        let mut block_bytes = Vec::new();
+        let mut decoded = Vec::new();
         for block in 0..self.blocks {
-            self.decode_block(block, &mut decompressor, &mut block_bytes)?;
-            let entries = self.block_range(block).count();
-            all.extend((0..entries).map(|i| self.kind.entry_in(&block_bytes, i)));
+            self.decode_block(block, &mut decompressor, &mut decoded)?;
+            let range = self.block_range(block);
+            if let Some(offset) = self
+                .kind
+                .first_without_value(&decoded, range.clone().count())
+            {
+                bail!(
+                    "{}: block {block}, entry {} holds {}, no value",
+                    self.name,
+                    range.start + offset as u64,
+                    self.kind.entry_in(&decoded, offset)
+                );
+            }
         }
-        Ok(all)
+        Ok(())
     }
 }
 

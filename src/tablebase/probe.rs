@@ -387,14 +387,15 @@ impl Tablebase {
         Some(out)
     }
 
-    /// Decodes every block of every layer held, verifying each checksum; one line per
-    /// damaged layer (its first bad block). Reads the whole set.
+    /// Decodes every block of every layer held, verifying each checksum, and checks every
+    /// entry as a probe would; one line per damaged layer (its first bad block or entry).
+    /// Reads the whole set, one block at a time.
     pub fn verify(&self) -> Vec<String> {
         let mut damaged = Vec::new();
         for (a, b) in self.layers() {
             let layer = self.layer(a, b).expect("a layer held");
             for file in [&layer.wdl, &layer.distance] {
-                if let Err(e) = file.decode_all() {
+                if let Err(e) = file.check_every_entry() {
                     damaged.push(format!("layer {a}v{b}: {e:#}"));
                     break;
                 }

@@ -134,3 +134,46 @@ fn a_book_goes_to_text_and_back() {
         "{openings}"
     );
 }
+
+#[test]
+fn a_book_exports_as_the_web_interfaces_opening_base() {
+    let dir = temp_dir("json");
+    let book = dir.join("a.book");
+    build(&book, &[]);
+    let json = dir.join("book.json");
+    let report = vato_book(&["export", book.to_str().unwrap(), json.to_str().unwrap()]);
+    assert!(report.contains("nodes"), "{report}");
+    let base: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).expect("JSON");
+    assert!(base["net"].as_str().unwrap().starts_with("vato "));
+    assert!(base["games"].is_string());
+    let nodes = base["nodes"].as_object().expect("nodes");
+    assert!(nodes.len() > 3);
+    let positions = base["positions"].as_u64().unwrap() as usize;
+    assert!(positions > 3 && positions <= nodes.len(), "{positions}");
+    // The start, then nodes keyed by the turns to them, each a line of the node before.
+    let start = &nodes[""];
+    assert_eq!(start["d"], 3);
+    for (path, node) in nodes {
+        let lines = node["l"].as_array().unwrap();
+        assert!(!lines.is_empty(), "{path}");
+        let scores: Vec<i64> = lines.iter().map(|l| l[1].as_i64().unwrap()).collect();
+        assert!(scores.is_sorted_by(|a, b| a >= b), "{path}: {scores:?}");
+        assert!(scores.iter().any(|&s| s != 0), "{path}: {scores:?}");
+        if !path.is_empty() {
+            let (before, last) = path.rsplit_once(' ').unwrap_or(("", path));
+            let parent = nodes[before]["l"].as_array().unwrap();
+            assert!(parent.iter().any(|l| l[0] == *last), "{path}");
+        }
+    }
+    // `--format text` writes text whatever the name.
+    let text = dir.join("also.json");
+    vato_book(&[
+        "export",
+        book.to_str().unwrap(),
+        text.to_str().unwrap(),
+        "--format",
+        "text",
+    ]);
+    assert!(std::fs::read_to_string(&text).unwrap().starts_with("-\t"));
+}

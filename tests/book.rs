@@ -1,6 +1,6 @@
 //! `vato book`: a build split into shards and merged equals the whole build, a build
-//! stopped and resumed from its journal equals one run through, and books convert to the
-//! web interface's text and back.
+//! stopped and resumed from its journal equals one run through, books convert to the
+//! web interface's text and back with their scores, and to its opening base.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -104,7 +104,7 @@ fn a_book_goes_to_text_and_back() {
     let text = dir.join("a.txt");
     vato_book(&["export", book.to_str().unwrap(), text.to_str().unwrap()]);
     let again = dir.join("b.book");
-    vato_book(&["import", text.to_str().unwrap(), again.to_str().unwrap()]);
+    let imported = vato_book(&["import", text.to_str().unwrap(), again.to_str().unwrap()]);
     let text_again = dir.join("b.txt");
     vato_book(&[
         "export",
@@ -114,6 +114,31 @@ fn a_book_goes_to_text_and_back() {
     let first = std::fs::read_to_string(&text).unwrap();
     assert_eq!(first, std::fs::read_to_string(&text_again).unwrap());
     assert!(first.starts_with("-\t"), "{first}");
+    // The scores and depths come back in their comment lines: the same book, byte for byte.
+    assert!(
+        first.lines().nth(1).unwrap().starts_with("#scores "),
+        "{first}"
+    );
+    assert_eq!(bytes(&again), bytes(&book));
+    // Without them (an older text), the turns and weights still read.
+    let bare: String = first
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let bare_text = dir.join("bare.txt");
+    std::fs::write(&bare_text, bare).unwrap();
+    let bare_book = dir.join("bare.book");
+    let report = vato_book(&[
+        "import",
+        bare_text.to_str().unwrap(),
+        bare_book.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        report.split(" written").next(),
+        imported.split(" written").next()
+    );
+    assert_ne!(bytes(&bare_book), bytes(&book));
     assert!(first.lines().count() > 3, "{first}");
     // The openings of the suite are lines `vato match` reads.
     let openings = vato_book(&[

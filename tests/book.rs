@@ -1,6 +1,6 @@
 //! `vato book`: a build split into shards and merged equals the whole build, a build
-//! stopped and resumed from its journal equals one run through, and books convert to the
-//! web interface's text and back.
+//! stopped and resumed from its journal equals one run through, books convert to the
+//! web interface's text and back with their scores, and to its opening base.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -104,7 +104,7 @@ fn a_book_goes_to_text_and_back() {
     let text = dir.join("a.txt");
     vato_book(&["export", book.to_str().unwrap(), text.to_str().unwrap()]);
     let again = dir.join("b.book");
-    vato_book(&["import", text.to_str().unwrap(), again.to_str().unwrap()]);
+    let imported = vato_book(&["import", text.to_str().unwrap(), again.to_str().unwrap()]);
     let text_again = dir.join("b.txt");
     vato_book(&[
         "export",
@@ -114,6 +114,31 @@ fn a_book_goes_to_text_and_back() {
     let first = std::fs::read_to_string(&text).unwrap();
     assert_eq!(first, std::fs::read_to_string(&text_again).unwrap());
     assert!(first.starts_with("-\t"), "{first}");
+    // The scores and depths come back in their comment lines: the same book, byte for byte.
+    assert!(
+        first.lines().nth(1).unwrap().starts_with("#scores "),
+        "{first}"
+    );
+    assert_eq!(bytes(&again), bytes(&book));
+    // Without them (an older text), the turns and weights still read.
+    let bare: String = first
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let bare_text = dir.join("bare.txt");
+    std::fs::write(&bare_text, bare).unwrap();
+    let bare_book = dir.join("bare.book");
+    let report = vato_book(&[
+        "import",
+        bare_text.to_str().unwrap(),
+        bare_book.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        report.split(" written").next(),
+        imported.split(" written").next()
+    );
+    assert_ne!(bytes(&bare_book), bytes(&book));
     assert!(first.lines().count() > 3, "{first}");
     // The openings of the suite are lines `vato match` reads.
     let openings = vato_book(&[
@@ -133,4 +158,47 @@ fn a_book_goes_to_text_and_back() {
             .all(|l| l.starts_with("startpos ") && l.split(' ').count() == 3),
         "{openings}"
     );
+}
+
+#[test]
+fn a_book_exports_as_the_web_interfaces_opening_base() {
+    let dir = temp_dir("json");
+    let book = dir.join("a.book");
+    build(&book, &[]);
+    let json = dir.join("book.json");
+    let report = vato_book(&["export", book.to_str().unwrap(), json.to_str().unwrap()]);
+    assert!(report.contains("nodes"), "{report}");
+    let base: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).expect("JSON");
+    assert!(base["net"].as_str().unwrap().starts_with("vato "));
+    assert!(base["games"].is_string());
+    let nodes = base["nodes"].as_object().expect("nodes");
+    assert!(nodes.len() > 3);
+    let positions = base["positions"].as_u64().unwrap() as usize;
+    assert!(positions > 3 && positions <= nodes.len(), "{positions}");
+    // The start, then nodes keyed by the turns to them, each a line of the node before.
+    let start = &nodes[""];
+    assert_eq!(start["d"], 3);
+    for (path, node) in nodes {
+        let lines = node["l"].as_array().unwrap();
+        assert!(!lines.is_empty(), "{path}");
+        let scores: Vec<i64> = lines.iter().map(|l| l[1].as_i64().unwrap()).collect();
+        assert!(scores.is_sorted_by(|a, b| a >= b), "{path}: {scores:?}");
+        assert!(scores.iter().any(|&s| s != 0), "{path}: {scores:?}");
+        if !path.is_empty() {
+            let (before, last) = path.rsplit_once(' ').unwrap_or(("", path));
+            let parent = nodes[before]["l"].as_array().unwrap();
+            assert!(parent.iter().any(|l| l[0] == *last), "{path}");
+        }
+    }
+    // `--format text` writes text whatever the name.
+    let text = dir.join("also.json");
+    vato_book(&[
+        "export",
+        book.to_str().unwrap(),
+        text.to_str().unwrap(),
+        "--format",
+        "text",
+    ]);
+    assert!(std::fs::read_to_string(&text).unwrap().starts_with("-\t"));
 }

@@ -6,6 +6,7 @@ use super::file::{Book, encode};
 use super::journal::Journal;
 use super::suite::opening_suite;
 use super::text::write_text;
+use super::web_json::write_web_json;
 use crate::progress::{JobProgress, PLAIN_EVERY, stop_on_ctrl_c};
 use crate::rules::Rules;
 use crate::rules::board::Board;
@@ -67,12 +68,17 @@ pub enum BookCommand {
         #[command(flatten)]
         rules: TableRules,
     },
-    /// Writes a book (Vato's file or the web interface's text) as the web interface's text.
+    /// Writes a book (Vato's file or the web interface's text) as the web interface's text
+    /// or as its opening base (JSON, for the Openings panel).
     Export {
         /// The book to read.
         book: PathBuf,
-        /// The text file to write.
+        /// The file to write.
         text: PathBuf,
+        /// `text` (the interface's engine book) or `json` (its opening base); default
+        /// `json` for a file ending in `.json`, else `text`.
+        #[arg(long)]
+        format: Option<ExportFormat>,
         #[command(flatten)]
         rules: TableRules,
     },
@@ -112,6 +118,31 @@ pub enum BookCommand {
         #[command(flatten)]
         rules: TableRules,
     },
+}
+
+/// What `vato book export` writes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// The web interface's text book, with the scores in `#scores` comment lines.
+    Text,
+    /// The web interface's opening base, `tools/gui/book.json`.
+    Json,
+}
+
+impl ExportFormat {
+    /// The format asked for, or the one the file's name says.
+    fn for_file(asked: Option<ExportFormat>, path: &Path) -> ExportFormat {
+        asked.unwrap_or_else(|| {
+            let json = path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+            if json {
+                ExportFormat::Json
+            } else {
+                ExportFormat::Text
+            }
+        })
+    }
 }
 
 impl BookCommand {
@@ -227,21 +258,42 @@ pub fn run_cli(command: BookCommand, out: &mut impl Write) -> Result<()> {
                 }
             )?;
         }
-        BookCommand::Export { book, text, .. } => {
+        BookCommand::Export {
+            book, text, format, ..
+        } => {
             let contents = read_any(&book, book_rules)?;
-            let (written, unreachable) = write_text(&contents);
-            write_atomically(&text, written.as_bytes())?;
-            writeln!(
-                out,
-                "{} positions written to {}{}",
-                contents.positions.len() - unreachable,
-                text.display(),
-                if unreachable > 0 {
-                    format!("; {unreachable} left out: no book turns lead to them from the start")
-                } else {
-                    String::new()
+            let unreachable = match ExportFormat::for_file(format, &text) {
+                ExportFormat::Text => {
+                    let (written, unreachable) = write_text(&contents);
+                    write_atomically(&text, written.as_bytes())?;
+                    writeln!(
+                        out,
+                        "{} positions written to {}",
+                        contents.positions.len() - unreachable,
+                        text.display()
+                    )?;
+                    unreachable
                 }
-            )?;
+                ExportFormat::Json => {
+                    let net = format!("vato {}", env!("CARGO_PKG_VERSION"));
+                    let base = write_web_json(&contents, &net);
+                    write_atomically(&text, base.json.as_bytes())?;
+                    writeln!(
+                        out,
+                        "{} positions written to {} as {} nodes (one per path from the start)",
+                        base.positions,
+                        text.display(),
+                        base.nodes
+                    )?;
+                    base.unreachable
+                }
+            };
+            if unreachable > 0 {
+                writeln!(
+                    out,
+                    "{unreachable} positions left out: no book turns lead to them from the start"
+                )?;
+            }
         }
         BookCommand::Import { text, book, .. } => {
             let contents = read_any(&text, book_rules)?;

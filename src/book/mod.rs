@@ -9,7 +9,8 @@
 //! - Vato's own compact file ([`file`]): entries sorted by key, binary-searched in a memory
 //!   map, with a header naming the rules and a checksum;
 //! - the text form of the Fanorona web interface ([`text`]): one line per position, found
-//!   again by replaying the turns from the start, so that books move between the two.
+//!   again by replaying the turns from the start, so that books move between the two;
+//! - the web interface's opening base ([`web_json`]), JSON that its Openings panel reads.
 //!
 //! The builder ([`build`]) keeps every searched position in a journal ([`journal`]), so
 //! that a stopped build goes on where it stopped, and splits the tree among machines by
@@ -24,9 +25,11 @@ mod file;
 mod journal;
 mod suite;
 mod text;
+mod web_json;
 
 pub use choose::choose;
 pub use cli::{BookCommand, run_cli};
 pub use contents::{BookContents, BookRules, BookTurn, MAX_BOOK_SCORE};
 pub use file::{BOOK_VERSION, Book, encode};
 pub use text::{TextImport, read_text, write_text};
+pub use web_json::{WebBase, write_web_json};

@@ -2,11 +2,16 @@
 //! position, the turns that lead to it from the start position (`-` for the start itself),
 //! a tab, then pairs `turn weight` separated by spaces. A position is found again by
 //! replaying its turns, so a position reached along two paths is one position.
+//!
+//! The scores, which that form has no place for, follow their position in a comment line
+//! that the interface skips and Vato reads back: `#scores` then triples `turn score depth`
+//! (the score in centi-stones for the side playing the turn, as a build stores it).
 
-use super::contents::{BookContents, BookRules, BookTurn, sort_turns};
+use super::contents::{BookContents, BookRules, BookTurn, MAX_BOOK_SCORE, sort_turns};
+use crate::rules::TurnRules;
 use crate::rules::notation::{parse_turn, spell_turn};
 use crate::rules::position::Position;
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 use std::collections::{HashSet, VecDeque};
 
 /// A book read from text, with what was read.
@@ -39,7 +44,7 @@ pub fn write_text(contents: &BookContents) -> (String, usize) {
             path.join(" ")
         });
         out.push('\t');
-        // The text has no scores: turns go by weight, then by name, as they read back.
+        // Turns go by weight, then by name, as they read back.
         let mut by_weight: Vec<&BookTurn> = turns.iter().collect();
         by_weight.sort_by(|a, b| b.weight.cmp(&a.weight).then(a.turn.cmp(&b.turn)));
         let pairs: Vec<String> = by_weight
@@ -48,6 +53,13 @@ pub fn write_text(contents: &BookContents) -> (String, usize) {
             .collect();
         out.push_str(&pairs.join(" "));
         out.push('\n');
+        if by_weight.iter().any(|t| t.depth > 0) {
+            out.push_str(SCORES);
+            for t in &by_weight {
+                out.push_str(&format!(" {} {} {}", t.turn, t.score, t.depth));
+            }
+            out.push('\n');
+        }
         for book_turn in turns {
             if let Ok(turn) = parse_turn(&position, rules.turn_rules(), &book_turn.turn) {
                 let mut next = path.clone();
@@ -59,17 +71,33 @@ pub fn write_text(contents: &BookContents) -> (String, usize) {
     (out, contents.positions.len() - seen.len())
 }
 
+/// The comment word that starts a line of scores.
+const SCORES: &str = "#scores";
+
 /// Reads a book in the web interface's text form, for the rules `rules`. Blank lines and
-/// lines starting with `#` are skipped. Any line that cannot be read makes the whole text
-/// refused, with the line's number: half a book is not offered.
+/// lines starting with `#` are skipped, but for `#scores` lines, which give the scores of
+/// the position line before them (a text without them reads with scores and depths 0).
+/// Any line that cannot be read makes the whole text refused, with the line's number:
+/// half a book is not offered.
 pub fn read_text(text: &str, rules: BookRules) -> Result<TextImport> {
     let game_rules = rules.rules();
     let turn_rules = game_rules.turn_rules();
     let mut contents = BookContents::new(rules);
     let mut lines = 0;
+    let mut last: Option<Position> = None;
     for (index, line) in text.lines().enumerate() {
         let number = index + 1;
         let line = line.trim_end_matches('\r');
+        if let Some(triples) = line.strip_prefix(SCORES)
+            && (triples.is_empty() || triples.starts_with([' ', '\t']))
+        {
+            let Some(position) = last else {
+                bail!("line {number}: scores before any position");
+            };
+            read_scores(&mut contents, &position, turn_rules, triples)
+                .with_context(|| format!("line {number}"))?;
+            continue;
+        }
         if line.trim().is_empty() || line.starts_with('#') {
             continue;
         }
@@ -110,9 +138,52 @@ pub fn read_text(text: &str, rules: BookRules) -> Result<TextImport> {
         }
         sort_turns(&mut turns);
         contents.add(position.key(), turns);
+        last = Some(position);
         lines += 1;
     }
     Ok(TextImport { contents, lines })
+}
+
+/// Gives the turns of `position` in `contents` the scores of a `#scores` line's triples
+/// `turn score depth`; a turn keeps the score of its deepest search, as when books merge.
+fn read_scores(
+    contents: &mut BookContents,
+    position: &Position,
+    turn_rules: TurnRules,
+    triples: &str,
+) -> Result<()> {
+    let words: Vec<&str> = triples.split_whitespace().collect();
+    if !words.len().is_multiple_of(3) {
+        bail!("the scores must come in triples 'turn score depth'");
+    }
+    let Some(held) = contents.positions.get_mut(&position.key()) else {
+        bail!("scores of a position without turns");
+    };
+    for triple in words.chunks(3) {
+        let (text, score, depth) = (triple[0], triple[1], triple[2]);
+        let turn = match parse_turn(position, turn_rules, text) {
+            Ok(turn) => spell_turn(position, turn_rules, turn),
+            Err(e) => bail!("'{text}' is not a turn of the position: {e}"),
+        };
+        let Some(same) = held.iter_mut().find(|t| t.turn == turn) else {
+            bail!("'{text}' has a score but is not among the position's turns");
+        };
+        let score = match score.parse::<i16>() {
+            Ok(score) if score.abs() <= MAX_BOOK_SCORE => score,
+            _ => bail!(
+                "score '{score}' of '{text}' is not a number from -{MAX_BOOK_SCORE} to {MAX_BOOK_SCORE}"
+            ),
+        };
+        let Ok(depth) = depth.parse::<u8>() else {
+            bail!("depth '{depth}' of '{text}' is not a number from 0 to 255");
+        };
+        if depth > same.depth {
+            same.score = score;
+            same.depth = depth;
+        }
+    }
+    sort_turns(held);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -138,6 +209,40 @@ mod tests {
     }
 
     #[test]
+    fn scores_go_to_text_and_back() {
+        let rules = BookRules::default();
+        let mut book = read_text("-\tf2e3A 60 d3e3W 0\nf2e3A\tc3d4W 30 f3f2A 10\n", rules)
+            .unwrap()
+            .contents;
+        let start = rules.rules().start().key();
+        for (turn, score) in book
+            .positions
+            .get_mut(&start)
+            .unwrap()
+            .iter_mut()
+            .zip([29, -166])
+        {
+            (turn.score, turn.depth) = (score, 11);
+        }
+        let (written, _) = write_text(&book);
+        assert_eq!(
+            written,
+            "-\tf2e3A 60 d3e3W 0\n#scores f2e3A 29 11 d3e3W -166 11\nf2e3A\tc3d4W 30 f3f2A 10\n"
+        );
+        let again = read_text(&written, rules).unwrap();
+        assert_eq!(again.lines, 2);
+        assert_eq!(again.contents, book);
+        // A deeper score given again wins; a shallower one does not.
+        let more = format!("{written}-\tf2e3A 1\n#scores f2e3A 5 12 d3e3W 7 3\n");
+        let again = read_text(&more, rules).unwrap().contents;
+        let scores: Vec<(&str, i16, u8)> = again.positions[&start]
+            .iter()
+            .map(|t| (t.turn.as_str(), t.score, t.depth))
+            .collect();
+        assert_eq!(scores, [("f2e3A", 5, 12), ("d3e3W", -166, 11)]);
+    }
+
+    #[test]
     fn a_bad_line_refuses_the_text_with_its_number() {
         let rules = BookRules::default();
         for (text, why) in [
@@ -149,6 +254,20 @@ mod tests {
                 "# comment\n\nd3e3W f2e3A\tf2e3A 1\n",
                 "line 3: 'f2e3A' cannot be played",
             ),
+            ("#scores f2e3A 1 1\n", "line 1: scores before any position"),
+            (
+                "-\tf2e3A 60\n#scores f2e3A 1\n",
+                "line 2: the scores must come",
+            ),
+            (
+                "-\tf2e3A 60\n#scores d3e3W 1 1\n",
+                "line 2: 'd3e3W' has a score",
+            ),
+            (
+                "-\tf2e3A 60\n#scores f2e3A 30001 1\n",
+                "line 2: score '30001'",
+            ),
+            ("-\tf2e3A 60\n#scores f2e3A 1 256\n", "line 2: depth '256'"),
         ] {
             let error = format!("{:#}", read_text(text, rules).unwrap_err());
             assert!(error.starts_with(why), "{text:?}: {error}");

@@ -249,7 +249,14 @@ run() {
             rss="$(tail -n1 "$work/rss")"
             rss="$(awk -v k="$rss" 'BEGIN { printf "%.0f", k / 1024 }')"
         fi
-        [[ -f "$work/proof" && "$word" != unknown ]] && proof="$(wc -c <"$work/proof" | tr -d ' ')"
+        if [[ "$word" != unknown ]]; then
+            if [[ -f "$work/proof" ]]; then
+                proof="$(wc -c <"$work/proof" | tr -d ' ')"
+            elif grep -q 'no proof written' "$work/err"; then
+                # The time limit also bounds writing the proof down.
+                proof="not written (time ran out)"
+            fi
+        fi
         echo "| $name | $stones | $value | $nodes | $seconds | $rss | $proof |"
         if [[ -n "$out" ]]; then
             printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$stones" "$word" "$best" \

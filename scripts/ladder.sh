@@ -26,7 +26,9 @@ die() {
     exit 1
 }
 
-[[ -x "$vato" ]] || die "no binary at '$vato' (cargo build --release, or set VATO)"
+need_vato() {
+    [[ -x "$vato" ]] || die "no binary at '$vato' (cargo build --release, or set VATO)"
+}
 
 # The turns at which Vato's line is cut, and the longest line played.
 line_cuts=(2 4 8 12 16 20 24 30 40)
@@ -265,18 +267,27 @@ run() {
     done <"$list"
 }
 
+usage() {
+    echo "Usage: scripts/ladder.sh generate [--out FILE]"
+    echo "       scripts/ladder.sh run [--time S] [--memory MB] [--threads N] [--method M] [--list FILE] [--out FILE] [names or prefixes...]"
+}
+
 case "${1:-}" in
 generate)
     shift
+    need_vato
     generate "$@"
     ;;
 run)
     shift
+    need_vato
     run "$@"
     ;;
+-h | --help)
+    usage
+    ;;
 *)
-    echo "usage: scripts/ladder.sh generate [--out FILE]" >&2
-    echo "       scripts/ladder.sh run [--time S] [--memory MB] [--threads N] [--method M] [--list FILE] [--out FILE] [names or prefixes...]" >&2
+    usage >&2
     exit 2
     ;;
 esac

@@ -1,0 +1,228 @@
+//! The ladder's list (scripts/ladder.txt, docs/ladder.md): it reads, it holds the positions
+//! its names promise, and each position string is the one its turns reach from the start.
+
+use std::collections::{BTreeSet, HashMap};
+
+use vato::rules::ChainRule;
+use vato::rules::fen::parse_position;
+use vato::rules::notation::{parse_turn, spell_turn, spelled_turns};
+use vato::rules::position::Position;
+
+const LIST: &str = include_str!("../scripts/ladder.txt");
+
+/// The turns after which Vato's line is cut.
+const LINE_CUTS: [usize; 9] = [2, 4, 8, 12, 16, 20, 24, 30, 40];
+
+const RULE: ChainRule = ChainRule::Optional;
+
+struct Entry {
+    name: String,
+    fen: String,
+    moves: Vec<String>,
+}
+
+fn parse_list(text: &str) -> Result<Vec<Entry>, String> {
+    let mut entries = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [name, fen, moves] = fields[..] else {
+            return Err(format!(
+                "line {}: {} fields, expected 3: {line}",
+                number + 1,
+                fields.len()
+            ));
+        };
+        entries.push(Entry {
+            name: name.to_string(),
+            fen: fen.to_string(),
+            moves: moves.split_whitespace().map(str::to_string).collect(),
+        });
+    }
+    Ok(entries)
+}
+
+/// Replays `moves` from the start, each in its canonical spelling.
+fn replay(moves: &[String]) -> Result<Position, String> {
+    let mut position = Position::start();
+    for text in moves {
+        let turn = parse_turn(&position, RULE, text).map_err(|e| format!("turn '{text}': {e}"))?;
+        let canonical = spell_turn(&position, RULE, turn);
+        if &canonical != text {
+            return Err(format!(
+                "turn '{text}' is spelled '{canonical}' canonically"
+            ));
+        }
+        position = position.play(turn);
+    }
+    Ok(position)
+}
+
+/// The names the list must hold, each with its turns from the start (the line's turns
+/// are not known in advance: `None`).
+fn expected_names() -> HashMap<String, Option<Vec<String>>> {
+    let mut names = HashMap::new();
+    for cut in LINE_CUTS {
+        names.insert(format!("line-{cut}"), None);
+    }
+    let start = Position::start();
+    for (first, turn) in spelled_turns(&start, RULE) {
+        names.insert(format!("first-{first}"), Some(vec![first.clone()]));
+        for (second, _) in spelled_turns(&start.play(turn), RULE) {
+            names.insert(
+                format!("second-{first}-{second}"),
+                Some(vec![first.clone(), second]),
+            );
+        }
+    }
+    names
+}
+
+/// Every check on the list; the first failure found, in words.
+fn check(text: &str) -> Result<usize, String> {
+    let entries = parse_list(text)?;
+    let mut expected = expected_names();
+    if entries.len() != expected.len() {
+        return Err(format!(
+            "{} entries, expected {}",
+            entries.len(),
+            expected.len()
+        ));
+    }
+
+    let mut seen_fens: HashMap<String, &Entry> = HashMap::new();
+    let mut line_moves: Vec<(usize, &[String])> = Vec::new();
+    for entry in &entries {
+        let name = &entry.name;
+        let Some(moves) = expected.remove(name) else {
+            return Err(format!("'{name}': unexpected or repeated name"));
+        };
+        match moves {
+            Some(moves) if moves != entry.moves => {
+                return Err(format!("'{name}': turns {:?}", entry.moves));
+            }
+            Some(_) => {}
+            None => {
+                let cut: usize = name["line-".len()..].parse().expect("a line name");
+                if entry.moves.len() != cut {
+                    return Err(format!("'{name}': {} turns", entry.moves.len()));
+                }
+                line_moves.push((cut, &entry.moves));
+            }
+        }
+
+        let parsed = parse_position(&entry.fen).map_err(|e| format!("'{name}': {e}"))?;
+        if parsed.to_string() != entry.fen {
+            return Err(format!("'{name}': '{}' is written '{parsed}'", entry.fen));
+        }
+        let reached = replay(&entry.moves).map_err(|e| format!("'{name}': {e}"))?;
+        if reached.to_string() != entry.fen {
+            return Err(format!(
+                "'{name}': its turns reach '{reached}', not '{}'",
+                entry.fen
+            ));
+        }
+
+        // The only position allowed twice: line-2 is one of the second-* positions.
+        if let Some(other) = seen_fens.insert(entry.fen.clone(), entry) {
+            let pair = [other.name.as_str(), name.as_str()];
+            let twin = pair.contains(&"line-2")
+                && pair.iter().any(|n| n.starts_with("second-"))
+                && other.moves == entry.moves;
+            if !twin {
+                return Err(format!(
+                    "'{}' and '{name}' are the same position",
+                    other.name
+                ));
+            }
+        }
+    }
+
+    // The line's cuts are one line.
+    line_moves.sort();
+    for pair in line_moves.windows(2) {
+        let (short, long) = (pair[0].1, pair[1].1);
+        if long[..short.len()] != *short {
+            return Err(format!(
+                "line-{} does not continue line-{}",
+                pair[1].0, pair[0].0
+            ));
+        }
+    }
+    Ok(entries.len())
+}
+
+#[test]
+fn the_list_holds_the_positions_its_names_promise() {
+    assert_eq!(check(LIST), Ok(53));
+}
+
+#[test]
+fn the_names_are_the_line_the_first_turns_and_the_replies() {
+    let entries = parse_list(LIST).unwrap();
+    let count = |prefix: &str| {
+        entries
+            .iter()
+            .filter(|e| e.name.starts_with(prefix))
+            .count()
+    };
+    assert_eq!(count("line-"), 9);
+    assert_eq!(count("first-"), 5);
+    assert_eq!(count("second-"), 39);
+    let names: BTreeSet<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names.len(), entries.len());
+}
+
+/// The checks catch a damaged list: a position string that its turns do not reach, a
+/// missing entry, a repeated one, a turn spelled another way, a broken line.
+#[test]
+fn the_checks_catch_a_damaged_list() {
+    let data: Vec<&str> = LIST.lines().filter(|l| !l.starts_with('#')).collect();
+    let join = |lines: &[String]| lines.join("\n");
+    let owned: Vec<String> = data.iter().map(|l| l.to_string()).collect();
+
+    // Another entry's position string.
+    let mut swapped = owned.clone();
+    let fen_of = |line: &str| line.split('\t').nth(1).unwrap().to_string();
+    let (a, b) = (fen_of(&owned[9]), fen_of(&owned[10]));
+    swapped[9] = owned[9].replace(&a, &b);
+    assert!(check(&join(&swapped)).unwrap_err().contains("reach"));
+
+    // One entry fewer.
+    let mut fewer = owned.clone();
+    fewer.pop();
+    assert!(check(&join(&fewer)).unwrap_err().contains("entries"));
+
+    // One entry twice, in place of another.
+    let mut repeated = owned.clone();
+    let last = repeated.len() - 1;
+    repeated[last] = owned[last - 1].clone();
+    assert!(check(&join(&repeated)).unwrap_err().contains("repeated"));
+
+    // The counters of the position string.
+    let mut counters = owned.clone();
+    counters[0] = owned[0].replace(" w 0 2\t", " w 0 3\t");
+    assert_ne!(counters[0], owned[0]);
+    assert!(check(&join(&counters)).is_err());
+
+    // A line cut that does not continue the one before: line-4 replaced by four other
+    // turns (d3e3W b4c3A, then the first legal turn twice), with the position they reach.
+    let line_4 = owned
+        .iter()
+        .position(|l| l.starts_with("line-4\t"))
+        .unwrap();
+    let mut moves = vec!["d3e3W".to_string(), "b4c3A".to_string()];
+    for _ in 0..2 {
+        let position = replay(&moves).unwrap();
+        moves.push(spelled_turns(&position, RULE)[0].0.clone());
+    }
+    let mut broken = owned.clone();
+    broken[line_4] = format!("line-4\t{}\t{}", replay(&moves).unwrap(), moves.join(" "));
+    assert!(check(&join(&broken)).unwrap_err().contains("continue"));
+
+    // A turn in a lenient spelling.
+    assert!(replay(&["D3-E3w".to_string()]).is_err());
+    assert!(replay(&["d3e3W".to_string()]).is_ok());
+}

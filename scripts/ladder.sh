@@ -9,10 +9,13 @@
 #       first turns; the positions after each first turn and each reply.
 #
 #   scripts/ladder.sh run [--time S] [--memory MB] [--threads N] [--method M]
-#                         [--list FILE] [--out FILE] [names or prefixes...]
+#                         [--store DIR] [--list FILE] [--out FILE] [names or prefixes...]
 #       Solves the positions chosen (all when none is named; a word picks the names it
 #       starts) with `vato solve`, one at a time, and prints a Markdown table row for
-#       each; with --out, also appends a TSV row for each to FILE.
+#       each; with --out, also appends a TSV row for each to FILE. Without --store the
+#       rungs are solved with no proof store (each from nothing); with it, each rung
+#       reads and adds to the store in DIR, and the row says how many positions it
+#       holds after the rung.
 #
 # The binary is $VATO, else target/release/vato under the repository root.
 set -euo pipefail
@@ -167,17 +170,18 @@ generate() {
 # ---------------------------------------------------------------- run
 
 run() {
-    local time=20 memory=2048 threads=1 method=dfpn out=""
+    local time=20 memory=2048 threads=1 method=dfpn out="" store=""
     local -a select=()
     while (($#)); do
         case "$1" in
-        --time | --memory | --threads | --method | --out | --list)
+        --time | --memory | --threads | --method | --store | --out | --list)
             (($# >= 2)) || die "run: $1 needs a value"
             case "$1" in
             --time) time="$2" ;;
             --memory) memory="$2" ;;
             --threads) threads="$2" ;;
             --method) method="$2" ;;
+            --store) store="$2" ;;
             --out) out="$2" ;;
             --list) list="$2" ;;
             esac
@@ -198,10 +202,10 @@ run() {
     trap 'rm -rf "$work"' EXIT
 
     if [[ -n "$out" && ! -s "$out" ]]; then
-        printf 'name\tstones\tvalue\tbestmove\tnodes\tseconds\tpeak_rss_mb\tproof_bytes\topen\tfen\n' >"$out"
+        printf 'name\tstones\tvalue\tbestmove\tnodes\tseconds\tpeak_rss_mb\tproof_bytes\tstore_positions\topen\tfen\n' >"$out"
     fi
-    echo "| position | stones | value | nodes | time (s) | peak RSS (MB) | proof (bytes) |"
-    echo "|---|---:|---|---:|---:|---:|---:|"
+    echo "| position | stones | value | nodes | time (s) | peak RSS (MB) | proof (bytes) | store (positions) |"
+    echo "|---|---:|---|---:|---:|---:|---:|---:|"
 
     local name fen moves
     while IFS=$'\t' read -r name fen moves; do
@@ -221,6 +225,7 @@ run() {
         rm -f "$work/proof" "$work/rss"
         local -a cmd=("$vato" solve --fen "$fen" --time "$time" --memory "$memory"
             --threads "$threads" --method "$method" --proof "$work/proof")
+        if [[ -n "$store" ]]; then cmd+=(--store "$store"); else cmd+=(--no-store); fi
         local text status=0
         if [[ -n "$have_time" ]]; then
             text="$(/usr/bin/time -f %M -o "$work/rss" "${cmd[@]}" 2>"$work/err")" || status=$?
@@ -259,17 +264,20 @@ run() {
                 proof="not written (time ran out)"
             fi
         fi
-        echo "| $name | $stones | $value | $nodes | $seconds | $rss | $proof |"
+        local held="-"
+        held="$(sed -nE 's/^store .*: [0-9]+ positions added, ([0-9]+) in all$/\1/p' <<<"$text")"
+        [[ -n "$held" ]] || held="-"
+        echo "| $name | $stones | $value | $nodes | $seconds | $rss | $proof | $held |"
         if [[ -n "$out" ]]; then
-            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$stones" "$word" "$best" \
-                "$nodes" "$seconds" "$rss" "$proof" "${open#open: }" "$fen" >>"$out"
+            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$stones" "$word" "$best" \
+                "$nodes" "$seconds" "$rss" "$proof" "$held" "${open#open: }" "$fen" >>"$out"
         fi
     done <"$list"
 }
 
 usage() {
     echo "Usage: scripts/ladder.sh generate [--out FILE]"
-    echo "       scripts/ladder.sh run [--time S] [--memory MB] [--threads N] [--method M] [--list FILE] [--out FILE] [names or prefixes...]"
+    echo "       scripts/ladder.sh run [--time S] [--memory MB] [--threads N] [--method M] [--store DIR] [--list FILE] [--out FILE] [names or prefixes...]"
 }
 
 case "${1:-}" in

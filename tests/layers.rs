@@ -2,8 +2,9 @@
 //!
 //! The order is the one docs/layout.md draws: `rules` at the bottom, `tablebase` on
 //! it, `engine` on both, `book` on the engine, and `protocol` (which plays from the book),
-//! `runner` and `learn` on top (`learn` may use the runner's opening generator). The shared helpers beside them (`echo`, `progress`,
-//! `random`, `safe_file`, `shard`, `timestamp`) use no layer at all. The command line and
+//! `runner` and `learn` on top (`learn` may use the runner's opening generator). The
+//! shared helpers beside them (`data_folder`, `echo`, `progress`, `random`, `safe_file`,
+//! `shard`, `timestamp`) use no layer at all. The command line and
 //! the fuzz targets' entry points stand above everything and are not checked.
 
 use std::fs;
@@ -22,6 +23,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     ("runner", &["rules", "tablebase", "engine"]),
     ("learn", &["rules", "tablebase", "engine", "runner"]),
+    ("data_folder", &[]),
     ("echo", &[]),
     ("progress", &[]),
     ("random", &[]),
@@ -32,6 +34,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
 
 /// Modules that are helpers, which any layer may name.
 const HELPERS: &[&str] = &[
+    "data_folder",
     "echo",
     "progress",
     "random",

@@ -76,6 +76,7 @@ fn check_by(method: Method, board: Board, stones: usize, leaves: usize, per_laye
         proof: true,
         threads: 1,
         method,
+        store: None,
     };
     let positions = sample(board, stones, per_layer);
     assert!(positions.len() >= per_layer as usize);
@@ -178,10 +179,11 @@ fn a_question_left_open_says_how_far_it_got_and_the_methods_agree() {
     }
 }
 
-/// Runs `vato solve ARGS` without tables: (success, standard output, standard error).
+/// Runs `vato solve ARGS` without default tables nor store: (success, standard output, standard error).
 fn vato_solve(args: &[&str]) -> (bool, String, String) {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
         .env("VATO_TABLEBASES", "")
+        .env("VATO_PROOFS", "")
         .arg("solve")
         .args(args)
         .output()
@@ -312,6 +314,7 @@ fn fanoron_dimy_is_a_draw_and_b2c3a_its_only_drawing_first_turn() {
         proof: false,
         threads: 1,
         method: Method::DepthFirst,
+        store: None,
     };
     let tables = Tablebase::open(tables_dir(Board::Dimy), rules, 3).unwrap();
     let solved = solve(&start, rules, Some(&tables), budget).unwrap();
@@ -420,6 +423,7 @@ fn two_threads_give_the_values_of_one() {
         proof: false,
         threads,
         method: Method::DepthFirst,
+        store: None,
     };
     let start = rules.start();
     let turn_rules = rules.turn_rules();
@@ -533,6 +537,7 @@ fn false_draws_from_repetitions_on_other_lines_are_caught() {
         proof: true,
         threads: 1,
         method: Method::DepthFirst,
+        store: None,
     };
     for fen in [
         "W4/4B/3W1/1BB2/5 w 0 1",

@@ -1302,6 +1302,7 @@ fn solve_line(
         proof: false,
         threads: 1,
         method: Method::DepthFirst,
+        store: None,
     };
     let solved = match solve_on_own_stack(position, rules, tables, budget) {
         Ok(solved) => solved,

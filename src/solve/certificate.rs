@@ -232,7 +232,7 @@ fn read_strategy(bytes: &[u8]) -> Result<(Strategy, &[u8])> {
 }
 
 /// The turn packed in `bits`, if its points are points of a board.
-fn unpack_turn(bits: u64) -> Option<Turn> {
+pub(super) fn unpack_turn(bits: u64) -> Option<Turn> {
     let from = Square::from_index((bits >> 56) as usize)?;
     let to = Square::from_index((bits >> 48 & 0xFF) as usize)?;
     let turn = Turn::new(from, to, Bitboard::from_bits(bits & CAPTURED_BITS));

@@ -4,10 +4,11 @@
 
 use super::certificate::Certificate;
 use super::dfpn::Verdict;
-use super::strategy::{Guarantee, Strategy};
+use super::strategy::Guarantee;
 use crate::rules::Rules;
 use crate::rules::movegen::has_legal_turn;
 use crate::rules::position::{Color, Position};
+use crate::rules::turn::Turn;
 use crate::tablebase::{Outcome, Tablebase};
 use anyhow::{Result, bail};
 use std::collections::HashMap;
@@ -45,7 +46,19 @@ pub fn check(certificate: &Certificate, tables: Option<&Tablebase>) -> Result<Ch
     let positions = certificate
         .strategies
         .iter()
-        .map(|strategy| walk(&certificate.root, &certificate.rules, tables, strategy))
+        .map(|strategy| {
+            let turn_of = |key| strategy.turn(key);
+            let (owner, guarantee) = (strategy.owner, strategy.guarantee);
+            follow(
+                &certificate.root,
+                &certificate.rules,
+                tables,
+                owner,
+                guarantee,
+                turn_of,
+            )
+            .map(|reached| reached.len())
+        })
         .collect::<Result<Vec<usize>>>()?;
     Ok(Checked { positions })
 }
@@ -67,22 +80,28 @@ enum Mark {
     Done,
 }
 
-/// Follows every line of `strategy` from `root` (depth first, without recursion):
-/// the number of positions it reaches, or the first line that breaks its guarantee.
-fn walk(
+/// Follows every line of the strategy of `owner` that plays `turn_of(key)` in the
+/// position with key `key` from `root` (depth first, without recursion): the positions it
+/// reaches (not the finished games nor the tables' positions), each with the owner's turn
+/// there (none where the other side is to move), or the first line that breaks
+/// `guarantee`.
+pub(super) fn follow(
     root: &Position,
     rules: &Rules,
     tables: Option<&Tablebase>,
-    strategy: &Strategy,
-) -> Result<usize> {
+    owner: Color,
+    guarantee: Guarantee,
+    turn_of: impl Fn(u64) -> Option<Turn>,
+) -> Result<Vec<(u64, Option<Turn>)>> {
     let whose = format!(
         "{}'s {}",
-        strategy.owner.name(),
-        match strategy.guarantee {
+        owner.name(),
+        match guarantee {
             Guarantee::Win => "win",
             Guarantee::NoLoss => "defence",
         }
     );
+    let mut reached = Vec::new();
     let mut marks: HashMap<u64, Mark> = HashMap::new();
     // Each frame: a position on the line and the positions after it still to follow.
     let mut line: Vec<(u64, Vec<Position>)> = Vec::new();
@@ -92,12 +111,12 @@ fn walk(
             let key = position.key();
             match marks.get(&key) {
                 Some(Mark::Done) => {}
-                Some(Mark::OnPath) if strategy.guarantee == Guarantee::NoLoss => {}
+                Some(Mark::OnPath) if guarantee == Guarantee::NoLoss => {}
                 Some(Mark::OnPath) => bail!("{whose} goes round in a circle through {position}"),
                 None => match settled(&position, tables) {
                     Some(outcome) => {
                         let mover = position.side_to_move();
-                        if !strategy.guarantee.kept_by(outcome, mover, strategy.owner) {
+                        if !guarantee.kept_by(outcome, mover, owner) {
                             bail!(
                                 "{whose} reaches {position}, a {} for its side to move",
                                 Verdict::from(outcome)
@@ -107,15 +126,17 @@ fn walk(
                     None => {
                         let mut turns = Vec::new();
                         rules.turn_rules().generate(&position, &mut turns);
-                        let after: Vec<Position> = if position.side_to_move() == strategy.owner {
-                            let Some(turn) = strategy.turn(key) else {
+                        let after: Vec<Position> = if position.side_to_move() == owner {
+                            let Some(turn) = turn_of(key) else {
                                 bail!("{whose} has no turn for {position}");
                             };
                             if !turns.contains(&turn) {
                                 bail!("{whose} plays a turn that is not legal in {position}");
                             }
+                            reached.push((key, Some(turn)));
                             vec![position.play(turn)]
                         } else {
+                            reached.push((key, None));
                             turns.iter().map(|&turn| position.play(turn)).collect()
                         };
                         marks.insert(key, Mark::OnPath);
@@ -135,5 +156,5 @@ fn walk(
             }
         }
     }
-    Ok(marks.len())
+    Ok(reached)
 }

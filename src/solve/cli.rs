@@ -5,6 +5,7 @@ use super::check::check;
 use super::checkpoint::Checkpoint;
 use super::dfpn::{Budget, Method, Verdict};
 use super::sample::{agreement, random_positions};
+use super::store::{ProofStore, default_store_dir};
 use super::two_questions::{on_own_stack, solve_on_own_stack};
 use crate::progress::stop_on_ctrl_c;
 use crate::rules::Rules;
@@ -85,6 +86,19 @@ pub struct SolveArgs {
     /// machines' part, joined by --combine.
     #[arg(long, value_name = "K/N", conflicts_with_all = ["combine", "checkpoint"])]
     shard: Option<Shard>,
+    /// The proof store's folder: results proved before are leaves of the search, and
+    /// what this run proves (also one side's result when the other is left open) is
+    /// added. Default: `proofs` in Vato's data folder, beside the tables (`$VATO_PROOFS`;
+    /// set to nothing, no store).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_store")]
+    store: Option<PathBuf>,
+    /// Solve without the proof store: nothing is read from it or added to it.
+    #[arg(long)]
+    no_store: bool,
+    /// Add the results of the stores in these folders (other machines', shards') to the
+    /// proof store, as one new segment, and stop.
+    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with_all = ["fen", "shard", "combine", "checkpoint", "proof", "check", "sample", "no_store"])]
+    merge_store: Option<Vec<PathBuf>>,
     /// Read the lines of the shards' outputs and give the root's value from its turns'
     /// values (every turn must be there, decided).
     #[arg(long, value_name = "FILE", num_args = 1..)]
@@ -195,6 +209,94 @@ fn open_tables(args: &SolveArgs, rules: Rules) -> Result<Option<Tablebase>> {
     })
 }
 
+/// The proof store's folder the arguments name: `--store`, else the default; none with
+/// `--no-store` or when the default is switched off.
+fn store_dir(args: &SolveArgs) -> Option<PathBuf> {
+    if args.no_store {
+        return None;
+    }
+    args.store.clone().or_else(default_store_dir)
+}
+
+/// The proof store for a run under `rules` with `tables`, and its folder. A store that
+/// cannot be read, or that rests on more stones of tables than the run has, is left
+/// alone with one warning: the run goes on without it.
+fn open_store(
+    args: &SolveArgs,
+    rules: &Rules,
+    tables: Option<&Tablebase>,
+) -> Option<(PathBuf, ProofStore)> {
+    let dir = store_dir(args)?;
+    match ProofStore::open(&dir, rules) {
+        Ok(store) => {
+            let have = tables.map_or(0, |t| t.max_stones());
+            if usize::from(store.table_stones()) > have {
+                tracing::warn!(
+                    "the proof store {} rests on the tables of up to {} stones, and these go                      to {have}: solving without it",
+                    dir.display(),
+                    store.table_stones()
+                );
+                return None;
+            }
+            Some((dir, store))
+        }
+        Err(e) => {
+            tracing::warn!("{e:#}: solving without the proof store");
+            None
+        }
+    }
+}
+
+/// Adds what `solved` proved from `root` to the store and writes it: the line that says
+/// so, or why not.
+fn keep_results(
+    (dir, store): &mut (PathBuf, ProofStore),
+    root: &crate::rules::position::Position,
+    rules: &Rules,
+    tables: Option<&Tablebase>,
+    solved: &crate::solve::Solved,
+) -> String {
+    for strategy in &solved.learned {
+        if let Err(e) = store.keep(root, rules, tables, strategy) {
+            return format!("store: not kept, a strategy does not hold: {e:#}");
+        }
+    }
+    let added = store.added();
+    match store.save(dir) {
+        Ok(_) => format!(
+            "store {}: {added} positions added, {} in all",
+            dir.display(),
+            store.len()
+        ),
+        Err(e) => format!("store: not kept: {e:#}"),
+    }
+}
+
+/// `vato solve --merge-store DIR...`: the stores' results added to the proof store.
+fn merge_stores(args: &SolveArgs, sources: &[PathBuf], out: &mut impl Write) -> Result<()> {
+    let rules = args.rules.rules();
+    let Some(dir) = store_dir(args) else {
+        bail!("--merge-store: no proof store to merge into (give --store DIR)");
+    };
+    let mut store = ProofStore::open(&dir, &rules)?;
+    for source in sources {
+        if !source.is_dir() {
+            bail!("--merge-store {}: not a directory", source.display());
+        }
+        store.absorb(&ProofStore::open(source, &rules)?)?;
+    }
+    let added = store.added();
+    store.save(&dir)?;
+    writeln!(
+        out,
+        "store {}: {added} positions added, {} in all",
+        dir.display(),
+        store.len()
+    )?;
+    out.flush()?;
+    Ok(())
+}
+
 /// `vato solve --check FILE`: one line saying what the proof proves, or why it does not.
 fn check_proof(args: &SolveArgs, file: &Path, out: &mut impl Write) -> Result<()> {
     let started = Instant::now();
@@ -244,6 +346,7 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
         proof: true,
         threads: 1,
         method: args.method(),
+        store: None,
     };
     let started = Instant::now();
     // A set built one layer pair at a time may hold only some layers of the largest count:
@@ -313,12 +416,16 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
     if let Some(count) = args.sample {
         return sample_positions(&args, count, out);
     }
+    if let Some(sources) = &args.merge_store {
+        return merge_stores(&args, sources, out);
+    }
     let rules = args.rules.rules();
     let root = match &args.fen {
         Some(text) => parse_position_on(rules.board, text).context("bad --fen")?,
         None => rules.start(),
     };
     let tables = open_tables(&args, rules)?;
+    let mut store = open_store(&args, &rules, tables.as_ref());
     let stop = stop_on_ctrl_c("the search stops and says how far it got")?;
     let budget = Budget {
         nodes: args.nodes,
@@ -329,9 +436,11 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
             path,
             every: Duration::from_secs_f64(args.checkpoint_every.max(0.0)),
         }),
-        proof: args.proof.is_some(),
+        // The store keeps wins with their strategies.
+        proof: args.proof.is_some() || store.is_some(),
         threads: args.threads.into(),
         method: args.method(),
+        store: None,
     };
     if let Some(files) = &args.combine {
         let children = read_shard_lines(files, &root, &rules)?;
@@ -352,13 +461,25 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
                 continue;
             }
             let child = root.play(turn);
-            let solved = solve_on_own_stack(&child, rules, tables.as_ref(), budget)?;
+            let known = Budget {
+                store: store.as_ref().map(|(_, s)| s),
+                ..budget
+            };
+            let solved = solve_on_own_stack(&child, rules, tables.as_ref(), known)?;
             writeln!(out, "turn {text} {} nodes {}", solved.verdict, solved.nodes)?;
+            if let Some(store) = &mut store {
+                let line = keep_results(store, &child, &rules, tables.as_ref(), &solved);
+                writeln!(out, "{line}")?;
+            }
             out.flush()?;
         }
         return Ok(());
     }
-    let solved = solve_on_own_stack(&root, rules, tables.as_ref(), budget)?;
+    let known = Budget {
+        store: store.as_ref().map(|(_, s)| s),
+        ..budget
+    };
+    let solved = solve_on_own_stack(&root, rules, tables.as_ref(), known)?;
     let table_stones = tables.as_ref().map_or(0, |t| t.max_stones());
     let tables_used = match table_stones {
         0 => "no tables".to_string(),
@@ -372,6 +493,10 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
     )?;
     if !solved.open.is_empty() {
         writeln!(out, "open: {}", solved.open_numbers())?;
+    }
+    if let Some(store) = &mut store {
+        let line = keep_results(store, &root, &rules, tables.as_ref(), &solved);
+        writeln!(out, "{line}")?;
     }
     if let Some(file) = &args.proof
         && solved.verdict != Verdict::Unknown

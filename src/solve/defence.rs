@@ -157,11 +157,8 @@ impl Search<'_> {
             to_gather: Vec::new(),
             dying: Vec::new(),
         };
-        match self.settled(root) {
-            Some(outcome) => {
-                let safe = Guarantee::NoLoss.kept_by(outcome, root.side_to_move(), owner);
-                return safe.then(HashMap::new);
-            }
+        match self.settled_for(root, owner, Guarantee::NoLoss) {
+            Some(safe) => return safe.then(HashMap::new),
             None => defence.register(*root),
         };
         loop {
@@ -185,10 +182,8 @@ impl Search<'_> {
     /// A child as the defence sees it: safe, to gather, or `None` when it is settled lost
     /// for the owner.
     fn classify(&mut self, position: &Position, owner: Color) -> Option<Child> {
-        match self.settled(position) {
-            Some(outcome) => Guarantee::NoLoss
-                .kept_by(outcome, position.side_to_move(), owner)
-                .then_some(Child::Safe),
+        match self.settled_for(position, owner, Guarantee::NoLoss) {
+            Some(safe) => safe.then_some(Child::Safe),
             None => Some(Child::Node(position.key())),
         }
     }

@@ -7,7 +7,8 @@
 //! soon as another child becomes more promising.
 
 use super::checkpoint::{Checkpoint, Owner, load, save};
-use super::strategy::Strategy;
+use super::store::ProofStore;
+use super::strategy::{Guarantee, Strategy};
 use super::table::{FINITE_MAX, INFINITE, ProofTable};
 use crate::rules::Rules;
 use crate::rules::movegen::has_legal_turn;
@@ -64,6 +65,9 @@ pub struct Budget<'a> {
     pub threads: usize,
     /// How each question is searched.
     pub method: Method,
+    /// Results proved before, each a leaf of the search; a proof that rests on them
+    /// carries their turns.
+    pub store: Option<&'a ProofStore>,
 }
 
 /// How a binary question is searched.
@@ -112,6 +116,10 @@ pub struct Solved {
     /// The questions searched and left open: the prover, and its proof and disproof
     /// numbers at the root when the search stopped.
     pub open: Vec<(Color, u32, u32)>,
+    /// Every strategy written down, also when the verdict is unknown: a question answered
+    /// while the other was left open (such as "White does not lose") is a result worth
+    /// keeping in a [`ProofStore`].
+    pub learned: Vec<Strategy>,
 }
 
 impl From<Outcome> for Verdict {
@@ -225,9 +233,36 @@ impl Search<'_> {
         })
     }
 
+    /// Whether `owner` keeps `guarantee` from `position` without a search: by the end of
+    /// the game, the tables or the store; `None` when none of them knows.
+    pub(super) fn settled_for(
+        &self,
+        position: &Position,
+        owner: Color,
+        guarantee: Guarantee,
+    ) -> Option<bool> {
+        match self.settled(position) {
+            Some(outcome) => Some(guarantee.kept_by(outcome, position.side_to_move(), owner)),
+            None => self
+                .budget
+                .store?
+                .achieves(position.key(), owner, guarantee),
+        }
+    }
+
+    /// The store of results proved before, if the search has one.
+    pub(super) fn store(&self) -> Option<&ProofStore> {
+        self.budget.store
+    }
+
+    /// The tables the search takes as leaves.
+    pub(super) fn tables(&self) -> Option<&Tablebase> {
+        self.tables
+    }
+
     /// The numbers of a position decided without search, for its side to move: the end
-    /// of the game, a draw by repeating a position of the current line, or the tables'
-    /// value.
+    /// of the game, a stored result, a draw by repeating a position of the current line,
+    /// or the tables' value.
     pub(super) fn leaf(&self, position: &Position) -> Option<(u32, u32)> {
         self.leaf_and_low(position).map(|(numbers, _)| numbers)
     }
@@ -240,7 +275,21 @@ impl Search<'_> {
             let at = self.path.iter().position(|&key| key == position.key());
             at.or((self.path.len() >= MAX_PATH).then_some(0))
         };
-        let (outcome, low) = match Search::game_end(position) {
+        // A stored result holds whatever the path, so it comes before a repetition.
+        let stored = || {
+            let prover_wins =
+                self.budget
+                    .store?
+                    .achieves(position.key(), self.prover, Guarantee::Win)?;
+            Some(Search::decided(prover_wins == mover_is_prover))
+        };
+        let end = Search::game_end(position);
+        if end.is_none()
+            && let Some(numbers) = stored()
+        {
+            return Some((numbers, INDEPENDENT));
+        }
+        let (outcome, low) = match end {
             Some(end) => (end, INDEPENDENT),
             None => match repeated() {
                 Some(at) => (Outcome::Draw, at),

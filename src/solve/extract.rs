@@ -1,10 +1,13 @@
 //! A decided search's strategy read from its proof table: the prover's win (see
 //! `win_strategy`) or its opponent's defence (see `defence`).
 
+use super::check::follow;
 use super::dfpn::Search;
+use super::store::ProofStore;
 use super::strategy::{Guarantee, Strategy};
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
+use std::collections::HashMap;
 
 impl Search<'_> {
     /// After the root is decided: the strategy of the side whose goal was reached there
@@ -21,6 +24,10 @@ impl Search<'_> {
         if self.aborted {
             return None;
         }
+        let turns = match self.store() {
+            Some(store) => self.through_store(root, owner, guarantee, store, &turns)?,
+            None => turns,
+        };
         let mut turns: Vec<(u64, Turn)> = turns.into_iter().collect();
         turns.sort_unstable_by_key(|&(key, _)| key);
         Some(Strategy {
@@ -28,5 +35,35 @@ impl Search<'_> {
             guarantee,
             turns,
         })
+    }
+
+    /// The strategy `turns` completed with the store's turns past the stored results it
+    /// reached, so that the proof stands without the store: the store's turn first where
+    /// it has one (see `store`), then the search's. `None` if a line breaks the guarantee.
+    fn through_store(
+        &self,
+        root: &Position,
+        owner: Color,
+        guarantee: Guarantee,
+        store: &ProofStore,
+        turns: &HashMap<u64, Turn>,
+    ) -> Option<HashMap<u64, Turn>> {
+        let turn_of = |key| {
+            store
+                .turn(key, owner, guarantee)
+                .or_else(|| turns.get(&key).copied())
+        };
+        match follow(root, &self.rules, self.tables(), owner, guarantee, turn_of) {
+            Ok(reached) => Some(
+                reached
+                    .into_iter()
+                    .filter_map(|(key, turn)| Some((key, turn?)))
+                    .collect(),
+            ),
+            Err(e) => {
+                tracing::warn!("a strategy through the proof store does not hold: {e:#}");
+                None
+            }
+        }
     }
 }

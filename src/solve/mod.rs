@@ -27,6 +27,7 @@ mod extract;
 mod manager;
 mod one_question;
 mod sample;
+mod store;
 mod strategy;
 mod table;
 mod two_questions;
@@ -38,6 +39,7 @@ pub use checkpoint::Checkpoint;
 pub use cli::{SolveArgs, run_cli};
 pub use dfpn::{Answer, Budget, Method, Proof, Query, Solved, Verdict};
 pub use sample::{Agreement, agreement, random_positions};
+pub use store::{PROOFS_VARIABLE, ProofStore, default_store_dir};
 pub use strategy::{Guarantee, Strategy};
 pub use two_questions::{
     answer, on_own_stack, prove, second_checkpoint, solve, solve_on_own_stack,

@@ -229,6 +229,11 @@ pub fn solve(
         .filter(|(_, answer)| answer.proof == Proof::Unknown && answer.nodes > 0)
         .map(|(prover, answer)| (prover, answer.numbers.0, answer.numbers.1))
         .collect();
+    let learned: Vec<Strategy> = [&first.strategy, &second.strategy]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
     let root_turn =
         |strategy: &Option<Strategy>| strategy.as_ref().and_then(|s| s.turn(root.key()));
     let (verdict, best, strategies, nodes) = match (first.proof, second.proof) {
@@ -270,6 +275,7 @@ pub fn solve(
             Vec::new()
         },
         open,
+        learned,
     })
 }
 

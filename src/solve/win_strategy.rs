@@ -140,7 +140,7 @@ impl Search<'_> {
         root: &Position,
         owner: Color,
     ) -> Option<HashMap<u64, Turn>> {
-        if self.settled(root).is_some() {
+        if self.settled_for(root, owner, Guarantee::Win).is_some() {
             return Some(HashMap::new());
         }
         let mut attractor = Attractor {
@@ -184,19 +184,18 @@ impl Search<'_> {
         self.nodes += 1;
         let position = attractor.nodes[&key].position;
         let owner = attractor.owner;
-        let wins = |outcome, mover| Guarantee::Win.kept_by(outcome, mover, owner);
         let mut turns = Vec::new();
         self.rules.turn_rules().generate(&position, &mut turns);
         if position.side_to_move() == owner {
             let mut ranked: Vec<(u64, Turn)> = Vec::new();
             for turn in turns {
                 let child = position.play(turn);
-                match self.settled(&child) {
-                    Some(outcome) if wins(outcome, child.side_to_move()) => {
+                match self.settled_for(&child, owner, Guarantee::Win) {
+                    Some(true) => {
                         attractor.win(key, Some(turn));
                         return;
                     }
-                    Some(_) => {}
+                    Some(false) => {}
                     None => {
                         // Proved children first (by the work of their proofs), then
                         // unknown ones, then those the table says hold out.
@@ -220,9 +219,9 @@ impl Search<'_> {
             let mut children = Vec::with_capacity(turns.len());
             for turn in turns {
                 let child = position.play(turn);
-                match self.settled(&child) {
-                    Some(outcome) if wins(outcome, child.side_to_move()) => {}
-                    Some(_) => {
+                match self.settled_for(&child, owner, Guarantee::Win) {
+                    Some(true) => {}
+                    Some(false) => {
                         attractor.nodes.get_mut(&key).expect("registered").hopeless = true;
                         return;
                     }

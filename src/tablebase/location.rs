@@ -1,6 +1,7 @@
 //! Where tables are found when no folder is named: one place per user, shared by every
 //! engine process, written by `vato tablebase build` when it is given no `--dir`.
 
+use crate::data_folder::data_folder_from;
 use std::path::PathBuf;
 
 /// The environment variable that names the tables' folder; set to nothing, it switches the
@@ -16,19 +17,7 @@ pub fn default_dir() -> Option<PathBuf> {
 
 /// [`default_dir`] with the environment read through `var`, for tests.
 fn default_dir_from(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
-    if let Some(named) = var(TABLEBASES_VARIABLE) {
-        return (!named.is_empty()).then(|| PathBuf::from(named));
-    }
-    // The XDG rules: a relative value is ignored.
-    let data = var("XDG_DATA_HOME")
-        .map(PathBuf::from)
-        .filter(|path| path.is_absolute())
-        .or_else(|| {
-            var("HOME")
-                .filter(|home| !home.is_empty())
-                .map(|home| PathBuf::from(home).join(".local/share"))
-        })?;
-    Some(data.join("vato").join("tablebases"))
+    data_folder_from(TABLEBASES_VARIABLE, "tablebases", var)
 }
 
 #[cfg(test)]

@@ -1,0 +1,571 @@
+//! The proof store: every result `vato solve` has proved, kept across runs, sessions and
+//! machines, and read by the next run, for which a stored result is a leaf.
+//!
+//! A result is one side's guarantee from a position (a win, or not losing) with the
+//! strategy that keeps it: that side's turn wherever it is to move. The store keeps, for
+//! each position a strategy reached, which guarantees hold there and the turn of its side
+//! to move. It is the union of the strategies in the order they were proved, the first
+//! turn stored for a position kept. A line that follows the union stays with the result
+//! whose turn it plays or moves to an earlier one, which it can do only so often; then it
+//! follows one strategy, so every guarantee holds, and a win still makes progress. Only
+//! strategies that the checker followed are stored, and a proof that rests on stored
+//! results carries their turns, so that it is checked without the store.
+//!
+//! On disk the store is a folder of segments (`*.vps`), one for each run that added
+//! results, named by the time it was written so that they read in order: merging two
+//! stores is copying one's segments into the other's folder. A segment is written through
+//! a temporary name; it holds its entries sorted by position key, in blocks with a
+//! checksum each, after an index of each block's first key (see docs/proof-store.md).
+
+use super::certificate::unpack_turn;
+use super::check::follow;
+use super::codes::{board_code, chain_code};
+use super::strategy::{Guarantee, Strategy};
+use crate::data_folder::data_folder;
+use crate::rules::Rules;
+use crate::rules::position::{Color, Position};
+use crate::rules::turn::Turn;
+use crate::safe_file::{checksum, write_atomically};
+use crate::tablebase::Tablebase;
+use anyhow::{Context, Result, bail};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The environment variable that names the store's folder; set to nothing, it switches
+/// the default store off.
+pub const PROOFS_VARIABLE: &str = "VATO_PROOFS";
+
+const MAGIC: &[u8; 8] = b"VATOPST1";
+const VERSION: u32 = 1;
+const HEADER_BYTES: usize = 40;
+const ENTRY_BYTES: usize = 17;
+const BLOCK_ENTRIES: usize = 4096;
+/// A turn field that holds no turn: the other side is to move.
+const NO_TURN: u64 = u64::MAX;
+/// The extension of a segment's file.
+const EXTENSION: &str = "vps";
+
+/// The default folder of the store: `$VATO_PROOFS` when set (none when set to nothing),
+/// else `vato/proofs` in the user's data folder, beside the tables.
+pub fn default_store_dir() -> Option<PathBuf> {
+    data_folder(PROOFS_VARIABLE, "proofs")
+}
+
+/// The bit of `owner`'s `guarantee` in an entry's flags.
+fn flag(owner: Color, guarantee: Guarantee) -> u8 {
+    let side = match owner {
+        Color::White => 0,
+        Color::Black => 1,
+    };
+    match guarantee {
+        Guarantee::Win => 1 << side,
+        Guarantee::NoLoss => 4 << side,
+    }
+}
+
+/// What the store knows of one position.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct Known {
+    /// The guarantees proved there (see [`flag`]).
+    flags: u8,
+    /// The turn of the side to move, when one of its guarantees is proved.
+    turn: Option<Turn>,
+}
+
+impl Known {
+    /// `self` with what `later` adds: its guarantees, and its turn where the side to move
+    /// had none, or where its win is new (a win's turn must make progress; a turn of a win
+    /// also keeps the side from losing).
+    fn with(self, later: Known) -> Known {
+        let wins = 0b11;
+        let new_win = later.turn.is_some() && later.flags & wins & !self.flags != 0;
+        Known {
+            flags: self.flags | later.flags,
+            turn: if self.turn.is_none() || new_win {
+                later.turn.or(self.turn)
+            } else {
+                self.turn
+            },
+        }
+    }
+}
+
+/// The results proved so far for one board and chain rule: what a run read and what it
+/// has added.
+#[derive(Clone, Debug)]
+pub struct ProofStore {
+    board: u8,
+    chain_rule: u8,
+    /// The most stones of the table layers any stored result took as leaves.
+    table_stones: u8,
+    known: HashMap<u64, Known>,
+    /// What this run added, not yet written.
+    added: HashMap<u64, Known>,
+}
+
+impl ProofStore {
+    /// An empty store for `rules`.
+    pub fn new(rules: &Rules) -> ProofStore {
+        ProofStore {
+            board: board_code(rules.board),
+            chain_rule: chain_code(rules.chain_rule),
+            table_stones: 0,
+            known: HashMap::new(),
+            added: HashMap::new(),
+        }
+    }
+
+    /// The store in `dir` for `rules`: every segment of those rules, in order (segments of
+    /// other rules are left alone); empty when the folder does not exist. An error names
+    /// the first segment that is not a whole store segment.
+    pub fn open(dir: &Path, rules: &Rules) -> Result<ProofStore> {
+        let mut store = ProofStore::new(rules);
+        for path in segments(dir)? {
+            let bytes = std::fs::read(&path)
+                .with_context(|| format!("cannot read the proof store {}", path.display()))?;
+            let segment = Segment::from_bytes(&bytes)
+                .with_context(|| format!("proof store {}", path.display()))?;
+            if (segment.board, segment.chain_rule) == (store.board, store.chain_rule) {
+                store.table_stones = store.table_stones.max(segment.table_stones);
+                for (key, known) in segment.entries {
+                    store.merge(key, known);
+                }
+            }
+        }
+        Ok(store)
+    }
+
+    /// Positions with a stored result.
+    pub fn len(&self) -> usize {
+        self.known.len()
+    }
+
+    /// Whether nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.known.is_empty()
+    }
+
+    /// Positions added since the store was opened or last saved.
+    pub fn added(&self) -> usize {
+        self.added.len()
+    }
+
+    /// The most stones of the table layers the stored results took as leaves: a run needs
+    /// those tables to use them (its proofs are checked with its tables).
+    pub fn table_stones(&self) -> u8 {
+        self.table_stones
+    }
+
+    /// Whether `owner` keeps `guarantee` from the position with key `key`: `Some(true)`
+    /// when it is stored, `Some(false)` when the other side's result rules it out, `None`
+    /// when the store does not know.
+    pub fn achieves(&self, key: u64, owner: Color, guarantee: Guarantee) -> Option<bool> {
+        let flags = self.known.get(&key)?.flags;
+        let other = owner.opposite();
+        let (holds, broken) = match guarantee {
+            Guarantee::Win => (
+                flag(owner, Guarantee::Win),
+                flag(other, Guarantee::Win) | flag(other, Guarantee::NoLoss),
+            ),
+            Guarantee::NoLoss => (
+                flag(owner, Guarantee::Win) | flag(owner, Guarantee::NoLoss),
+                flag(other, Guarantee::Win),
+            ),
+        };
+        if flags & holds != 0 {
+            Some(true)
+        } else if flags & broken != 0 {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// The stored turn of `owner` (to move) that keeps `guarantee` from the position with
+    /// key `key`.
+    pub fn turn(&self, key: u64, owner: Color, guarantee: Guarantee) -> Option<Turn> {
+        (self.achieves(key, owner, guarantee) == Some(true))
+            .then(|| self.known[&key].turn)
+            .flatten()
+    }
+
+    /// Adds a checked result: every position the strategy of `owner` reaches (not settled
+    /// by the rules or the tables), with its turn where `owner` is to move, proved with
+    /// table layers of up to `table_stones` stones as leaves.
+    pub fn learn(
+        &mut self,
+        owner: Color,
+        guarantee: Guarantee,
+        reached: &[(u64, Option<Turn>)],
+        table_stones: u8,
+    ) {
+        let flags = flag(owner, guarantee);
+        for &(key, turn) in reached {
+            let known = Known { flags, turn };
+            let before = self.known.get(&key).copied();
+            let after = before.map_or(known, |before| before.with(known));
+            if before != Some(after) {
+                self.merge(key, known);
+                let added = self.added.get(&key).map_or(known, |a| a.with(known));
+                self.added.insert(key, added);
+            }
+        }
+        if !self.added.is_empty() {
+            self.table_stones = self.table_stones.max(table_stones);
+        }
+    }
+
+    /// Adds `strategy`, a result proved from `root`, once the checker has followed it
+    /// with `tables` (the search's leaves); the positions it added.
+    pub fn keep(
+        &mut self,
+        root: &Position,
+        rules: &Rules,
+        tables: Option<&Tablebase>,
+        strategy: &Strategy,
+    ) -> Result<usize> {
+        let (owner, guarantee) = (strategy.owner, strategy.guarantee);
+        let reached = follow(root, rules, tables, owner, guarantee, |key| {
+            strategy.turn(key)
+        })?;
+        let before = self.added.len();
+        let stones = tables.map_or(0, |t| t.max_stones());
+        self.learn(
+            owner,
+            guarantee,
+            &reached,
+            u8::try_from(stones).unwrap_or(u8::MAX),
+        );
+        Ok(self.added.len() - before)
+    }
+
+    /// Adds everything `other` (a store of the same rules) holds, after what this one
+    /// holds: the merge of two shards' stores.
+    pub fn absorb(&mut self, other: &ProofStore) -> Result<()> {
+        if (other.board, other.chain_rule) != (self.board, self.chain_rule) {
+            bail!("the stores are of different rules");
+        }
+        let mut keys: Vec<u64> = other.known.keys().copied().collect();
+        keys.sort_unstable();
+        for key in keys {
+            let known = other.known[&key];
+            let before = self.known.get(&key).copied();
+            if Some(before.map_or(known, |b| b.with(known))) != before {
+                let added = self.added.get(&key).map_or(known, |a| a.with(known));
+                self.added.insert(key, added);
+                self.merge(key, known);
+            }
+        }
+        self.table_stones = self.table_stones.max(other.table_stones);
+        Ok(())
+    }
+
+    fn merge(&mut self, key: u64, known: Known) {
+        self.known
+            .entry(key)
+            .and_modify(|before| *before = before.with(known))
+            .or_insert(known);
+    }
+
+    /// Writes what was added since the last save as a new segment in `dir` (made if
+    /// needed), through a temporary name; the segment's path, or `None` when nothing was
+    /// added.
+    pub fn save(&mut self, dir: &Path) -> Result<Option<PathBuf>> {
+        if self.added.is_empty() {
+            return Ok(None);
+        }
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot make the proof store's folder {}", dir.display()))?;
+        let mut entries: Vec<(u64, Known)> = self.added.iter().map(|(&k, &v)| (k, v)).collect();
+        entries.sort_unstable_by_key(|&(key, _)| key);
+        let segment = Segment {
+            board: self.board,
+            chain_rule: self.chain_rule,
+            table_stones: self.table_stones,
+            entries,
+        };
+        let path = dir.join(segment_name());
+        write_atomically(&path, &segment.to_bytes())?;
+        self.added.clear();
+        Ok(Some(path))
+    }
+}
+
+/// A new segment's name: the time in nanoseconds since 1970 (so that names sort in the
+/// order the segments were written) and the process.
+fn segment_name() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{nanos:020}-{}.{EXTENSION}", std::process::id())
+}
+
+/// The segments in `dir`, in the order they were written; none if it does not exist.
+fn segments(dir: &Path) -> Result<Vec<PathBuf>> {
+    if !dir.exists() {
+        return Ok(Vec::new());
+    }
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read the proof store's folder {}", dir.display()))?
+    {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == EXTENSION) && path.is_file() {
+            found.push(path);
+        }
+    }
+    found.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    Ok(found)
+}
+
+/// One segment's contents.
+struct Segment {
+    board: u8,
+    chain_rule: u8,
+    table_stones: u8,
+    /// Sorted by key, each key once.
+    entries: Vec<(u64, Known)>,
+}
+
+impl Segment {
+    fn to_bytes(&self) -> Vec<u8> {
+        let blocks: Vec<&[(u64, Known)]> = self.entries.chunks(BLOCK_ENTRIES).collect();
+        let mut bytes = Vec::with_capacity(
+            HEADER_BYTES + blocks.len() * 16 + 8 + self.entries.len() * ENTRY_BYTES,
+        );
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&VERSION.to_le_bytes());
+        bytes.extend_from_slice(&[self.board, self.chain_rule, self.table_stones, 0]);
+        bytes.extend_from_slice(&(self.entries.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(&(BLOCK_ENTRIES as u32).to_le_bytes());
+        bytes.extend_from_slice(&(blocks.len() as u32).to_le_bytes());
+        let sum = checksum(&bytes);
+        bytes.extend_from_slice(&sum.to_le_bytes());
+        let encoded: Vec<Vec<u8>> = blocks.iter().map(|block| encode(block)).collect();
+        let mut index = Vec::with_capacity(blocks.len() * 16);
+        for (block, body) in blocks.iter().zip(&encoded) {
+            index.extend_from_slice(&block[0].0.to_le_bytes());
+            index.extend_from_slice(&checksum(body).to_le_bytes());
+        }
+        let index_sum = checksum(&index);
+        bytes.extend_from_slice(&index);
+        bytes.extend_from_slice(&index_sum.to_le_bytes());
+        for body in encoded {
+            bytes.extend_from_slice(&body);
+        }
+        bytes
+    }
+
+    fn from_bytes(bytes: &[u8]) -> Result<Segment> {
+        if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
+            bail!("not a Vato proof store segment");
+        }
+        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        let half = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        if checksum(&bytes[..HEADER_BYTES - 8]) != word(HEADER_BYTES - 8) {
+            bail!("damaged: its header's checksum does not match");
+        }
+        let version = half(8);
+        if version != VERSION {
+            bail!("store format {version}, this Vato reads {VERSION}");
+        }
+        let (board, chain_rule, table_stones) = (bytes[12], bytes[13], bytes[14]);
+        let count = word(16);
+        let (block_entries, block_count) = (half(24) as usize, half(28) as usize);
+        let expected_blocks = count.div_ceil(block_entries.max(1) as u64);
+        if block_entries == 0 || expected_blocks != block_count as u64 {
+            bail!("damaged: its block count does not match its entries");
+        }
+        let index_end = HEADER_BYTES + block_count * 16;
+        let expected_len = (index_end as u64 + 8).checked_add(count * ENTRY_BYTES as u64);
+        if expected_len != Some(bytes.len() as u64) {
+            bail!("truncated or damaged (its length does not match)");
+        }
+        let index = &bytes[HEADER_BYTES..index_end];
+        if checksum(index) != word(index_end) {
+            bail!("damaged: its index's checksum does not match");
+        }
+        let mut entries = Vec::with_capacity(count as usize);
+        let mut at = index_end + 8;
+        for (number, slot) in index.chunks_exact(16).enumerate() {
+            let first_key = u64::from_le_bytes(slot[..8].try_into().expect("8 bytes"));
+            let sum = u64::from_le_bytes(slot[8..].try_into().expect("8 bytes"));
+            let in_block = (count as usize - number * block_entries).min(block_entries);
+            let body = &bytes[at..at + in_block * ENTRY_BYTES];
+            at += body.len();
+            if checksum(body) != sum {
+                bail!("damaged: block {number}'s checksum does not match");
+            }
+            let first = entries.len();
+            for entry in body.chunks_exact(ENTRY_BYTES) {
+                let key = u64::from_le_bytes(entry[..8].try_into().expect("8 bytes"));
+                let bits = u64::from_le_bytes(entry[8..16].try_into().expect("8 bytes"));
+                let flags = entry[16];
+                let turn = match bits {
+                    NO_TURN => None,
+                    bits => Some(unpack_turn(bits).with_context(|| {
+                        format!("damaged: block {number} holds a turn that is no turn")
+                    })?),
+                };
+                if flags == 0 || flags > 0b1111 {
+                    bail!("damaged: block {number} holds an entry without a result");
+                }
+                if entries.last().is_some_and(|&(previous, _)| previous >= key) {
+                    bail!("damaged: block {number}'s positions are out of order");
+                }
+                entries.push((key, Known { flags, turn }));
+            }
+            if entries.get(first).map(|&(key, _)| key) != Some(first_key) {
+                bail!("damaged: block {number} does not start where the index says");
+            }
+        }
+        Ok(Segment {
+            board,
+            chain_rule,
+            table_stones,
+            entries,
+        })
+    }
+}
+
+/// A block's bytes: each entry's key, turn and flags.
+fn encode(block: &[(u64, Known)]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(block.len() * ENTRY_BYTES);
+    for (key, known) in block {
+        bytes.extend_from_slice(&key.to_le_bytes());
+        bytes.extend_from_slice(&known.turn.map_or(NO_TURN, |t| t.key()).to_le_bytes());
+        bytes.push(known.flags);
+    }
+    bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::board::Board;
+
+    fn dimy() -> Rules {
+        Rules {
+            board: Board::Dimy,
+            ..Rules::default()
+        }
+    }
+
+    /// A store with `count` made-up results of White's win.
+    fn sample(count: u64) -> ProofStore {
+        let rules = dimy();
+        let root = rules.start();
+        let mut turns = Vec::new();
+        rules.turn_rules().generate(&root, &mut turns);
+        let reached: Vec<(u64, Option<Turn>)> = (1..=count)
+            .map(|i| {
+                let key = i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                (key, (i % 2 == 0).then_some(turns[i as usize % turns.len()]))
+            })
+            .collect();
+        let mut store = ProofStore::new(&rules);
+        store.learn(Color::White, Guarantee::Win, &reached, 3);
+        store
+    }
+
+    fn folder(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("vato-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    #[test]
+    fn a_store_reads_back_as_written() {
+        let dir = folder("round-trip");
+        let mut store = sample(10_000);
+        let path = store.save(&dir).unwrap().unwrap();
+        assert_eq!(store.added(), 0);
+        assert!(
+            store.save(&dir).unwrap().is_none(),
+            "nothing new, no segment"
+        );
+        let read = ProofStore::open(&dir, &dimy()).unwrap();
+        assert_eq!(read.known, store.known);
+        assert_eq!(read.table_stones(), 3);
+        let other_rules = ProofStore::open(&dir, &Rules::default()).unwrap();
+        assert!(
+            other_rules.is_empty(),
+            "another game's results are left alone"
+        );
+        std::fs::remove_file(path).unwrap();
+        std::fs::remove_dir(dir).unwrap();
+    }
+
+    #[test]
+    fn every_flipped_byte_and_every_cut_is_refused() {
+        let bytes = Segment {
+            board: 1,
+            chain_rule: 0,
+            table_stones: 3,
+            entries: sample(5000).added.into_iter().collect::<Vec<_>>(),
+        };
+        let mut entries = bytes.entries;
+        entries.sort_unstable_by_key(|&(k, _)| k);
+        let bytes = Segment { entries, ..bytes }.to_bytes();
+        assert!(Segment::from_bytes(&bytes).is_ok());
+        let step = bytes.len() / 997 + 1;
+        for at in (0..bytes.len()).step_by(step).chain([bytes.len() - 1]) {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 0x10;
+            assert!(Segment::from_bytes(&damaged).is_err(), "byte {at}");
+            assert!(Segment::from_bytes(&bytes[..at]).is_err(), "cut at {at}");
+        }
+    }
+
+    #[test]
+    fn a_result_rules_out_the_other_sides() {
+        let store = sample(4);
+        let key = 2u64.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let (w, b) = (Color::White, Color::Black);
+        assert_eq!(store.achieves(key, w, Guarantee::Win), Some(true));
+        assert_eq!(store.achieves(key, w, Guarantee::NoLoss), Some(true));
+        assert_eq!(store.achieves(key, b, Guarantee::NoLoss), Some(false));
+        assert_eq!(store.achieves(key, b, Guarantee::Win), Some(false));
+        assert_eq!(store.achieves(7, w, Guarantee::Win), None);
+        assert!(store.turn(key, w, Guarantee::Win).is_some());
+        assert!(store.turn(key, b, Guarantee::NoLoss).is_none());
+    }
+
+    #[test]
+    fn the_first_turn_stays_and_a_new_win_brings_its_own() {
+        let rules = dimy();
+        let mut turns = Vec::new();
+        rules.turn_rules().generate(&rules.start(), &mut turns);
+        let (first, second) = (turns[0], turns[1]);
+        let mut store = ProofStore::new(&rules);
+        store.learn(Color::White, Guarantee::NoLoss, &[(5, Some(first))], 3);
+        store.learn(Color::White, Guarantee::NoLoss, &[(5, Some(second))], 3);
+        assert_eq!(store.turn(5, Color::White, Guarantee::NoLoss), Some(first));
+        store.learn(Color::White, Guarantee::Win, &[(5, Some(second))], 3);
+        assert_eq!(store.turn(5, Color::White, Guarantee::Win), Some(second));
+        assert_eq!(store.turn(5, Color::White, Guarantee::NoLoss), Some(second));
+        store.learn(Color::White, Guarantee::Win, &[(5, Some(first))], 3);
+        assert_eq!(store.turn(5, Color::White, Guarantee::Win), Some(second));
+    }
+
+    #[test]
+    fn two_stores_absorbed_hold_both() {
+        let mut one = sample(100);
+        let mut two = ProofStore::new(&dimy());
+        two.learn(
+            Color::Black,
+            Guarantee::NoLoss,
+            &[(11, None), (12, None)],
+            4,
+        );
+        one.absorb(&two).unwrap();
+        assert_eq!(one.len(), 102);
+        assert_eq!(one.table_stones(), 4);
+        assert_eq!(
+            one.achieves(11, Color::Black, Guarantee::NoLoss),
+            Some(true)
+        );
+        two.board = 0;
+        assert!(one.absorb(&two).is_err());
+    }
+}

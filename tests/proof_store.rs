@@ -1,0 +1,254 @@
+//! The proof store of `vato solve`: results kept across runs are leaves of the next run,
+//! the proofs that rest on them are checked without the store, shards' stores merge into
+//! the values of one run, and a damaged or foreign store is refused in one line while the
+//! solver goes on without it.
+
+use std::path::{Path, PathBuf};
+use vato::rules::Rules;
+use vato::rules::board::Board;
+use vato::tablebase::{Progress, build};
+
+/// A position of Tsivy without tables that `vato solve` proves lost in a fraction of a
+/// second, and whose turns the shards split.
+const SMALL: &str = "9/B8/9/6W1W/9 b";
+
+/// Dimy's start position after White's first turn b2c3A (a draw).
+const DIMY_AFTER_B2C3A: &str = "BBBB1/BBB1B/BWWBW/W1WWW/WWWWW b 0 1";
+
+/// A fresh folder for one test.
+fn folder(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("store-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `vato solve ARGS` with no default tables nor store: (success, standard output,
+/// standard error).
+fn vato_solve(args: &[&str]) -> (bool, String, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
+        .env("VATO_TABLEBASES", "")
+        .env("VATO_PROOFS", "")
+        .arg("solve")
+        .args(args)
+        .output()
+        .expect("vato runs");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The `nodes N` of an answer.
+fn nodes_of(answer: &str) -> u64 {
+    let words: Vec<&str> = answer.split_whitespace().collect();
+    let at = words.iter().position(|&w| w == "nodes").expect("nodes");
+    words[at + 1].parse().expect("a count")
+}
+
+/// The `store DIR: N positions added, M in all` line's N and M.
+fn store_counts(answer: &str) -> (u64, u64) {
+    let line = answer
+        .lines()
+        .find(|l| l.starts_with("store "))
+        .unwrap_or_else(|| panic!("no store line in {answer}"));
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let number = |word: &str| {
+        let at = words.iter().position(|&w| w == word).expect("the word");
+        words[at - 1].parse().expect("a count")
+    };
+    (number("positions"), number("in"))
+}
+
+fn segments(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "vps"))
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn a_stored_result_is_a_leaf_and_the_proof_stands_without_the_store() {
+    let dir = folder("leaf");
+    let tables = dir.join("tables");
+    let rules = Rules {
+        board: Board::Dimy,
+        ..Rules::default()
+    };
+    build(&tables, 3, &rules, 2, Progress::Quiet).expect("tables build");
+    let store = dir.join("store");
+    let proof = dir.join("start.proof");
+    let (tables, store, proof) = (
+        tables.to_str().unwrap(),
+        store.to_str().unwrap(),
+        proof.to_str().unwrap(),
+    );
+    let dimy = ["--variant", "dimy", "--tablebase-path", tables];
+
+    let (ok, without, error) = vato_solve(&dimy);
+    assert!(
+        ok && without.starts_with("draw bestmove b2c3A"),
+        "{without}{error}"
+    );
+    assert!(
+        !without.contains("store"),
+        "no store unless asked: {without}"
+    );
+
+    // The position after b2c3A, proved once, is a leaf of the start's search.
+    let mut child = dimy.to_vec();
+    child.extend(["--fen", DIMY_AFTER_B2C3A, "--store", store]);
+    let (ok, answer, error) = vato_solve(&child);
+    assert!(ok && answer.starts_with("draw "), "{answer}{error}");
+    let (added, all) = store_counts(&answer);
+    assert!(added > 0 && added == all, "{answer}");
+
+    let mut start = dimy.to_vec();
+    start.extend(["--store", store, "--proof", proof]);
+    let (ok, with, error) = vato_solve(&start);
+    assert!(
+        ok && with.starts_with("draw bestmove b2c3A"),
+        "{with}{error}"
+    );
+    assert!(
+        nodes_of(&with) < nodes_of(&without),
+        "fewer nodes with the store: {with} against {without}"
+    );
+    // The proof carries the stored strategies: it is checked without the store.
+    let mut check = dimy.to_vec();
+    check.extend(["--check", proof]);
+    let (ok, answer, error) = vato_solve(&check);
+    assert!(
+        ok && answer.starts_with("proof ok: draw"),
+        "{answer}{error}"
+    );
+
+    // Proved once, answered from the store.
+    let (ok, again, error) = vato_solve(&start);
+    assert!(
+        ok && again.starts_with("draw bestmove b2c3A nodes 0 "),
+        "{again}{error}"
+    );
+    assert_eq!(store_counts(&again).0, 0, "{again}");
+    let (ok, answer, error) = vato_solve(&check);
+    assert!(
+        ok && answer.starts_with("proof ok: draw"),
+        "{answer}{error}"
+    );
+
+    // The store is the default folder's when $VATO_PROOFS names it.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
+        .env("VATO_TABLEBASES", "")
+        .env("VATO_PROOFS", store)
+        .arg("solve")
+        .args(dimy)
+        .output()
+        .unwrap();
+    let answer = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        answer.starts_with("draw bestmove b2c3A nodes 0 "),
+        "{answer}"
+    );
+}
+
+#[test]
+fn shards_stores_merged_give_the_values_of_one_run() {
+    let dir = folder("shards");
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let (one, first, second, merged) = (path("one"), path("a"), path("b"), path("merged"));
+
+    let (ok, single, error) = vato_solve(&["--fen", SMALL, "--store", &one]);
+    assert!(ok && single.starts_with("loss "), "{single}{error}");
+    for (k, store) in [(1, &first), (2, &second)] {
+        let shard = format!("{k}/2");
+        let (ok, part, error) = vato_solve(&["--fen", SMALL, "--shard", &shard, "--store", store]);
+        assert!(ok && part.contains("turn "), "{part}{error}");
+    }
+    let (ok, answer, error) = vato_solve(&["--merge-store", &first, &second, "--store", &merged]);
+    assert!(ok, "{error}");
+    let (added, all) = store_counts(&answer);
+    assert!(added > 0 && added == all, "{answer}");
+    assert_eq!(segments(Path::new(&merged)).len(), 1, "one new segment");
+
+    // The root's value from the merged store, at once: every turn's child is stored.
+    let (ok, answer, error) = vato_solve(&["--fen", SMALL, "--store", &merged]);
+    assert!(ok, "{error}");
+    assert_eq!(
+        answer.split_whitespace().next(),
+        single.split_whitespace().next(),
+        "{answer} against {single}"
+    );
+    assert!(
+        nodes_of(&answer) < nodes_of(&single),
+        "{answer} against {single}"
+    );
+    // A second merge of the same stores adds nothing.
+    let (ok, answer, error) = vato_solve(&["--merge-store", &first, &second, "--store", &merged]);
+    assert!(ok && store_counts(&answer).0 == 0, "{answer}{error}");
+}
+
+#[test]
+fn a_damaged_or_foreign_store_is_refused_in_one_line_and_the_solver_goes_on() {
+    let dir = folder("damaged");
+    let store = dir.join("store");
+    let store_arg = store.to_str().unwrap();
+    let (ok, _, error) = vato_solve(&["--fen", SMALL, "--store", store_arg]);
+    assert!(ok, "{error}");
+    let (ok, plain, error) = vato_solve(&["--fen", SMALL, "--no-store"]);
+    assert!(ok, "{error}");
+    let segment = segments(&store).pop().expect("a segment");
+    let bytes = std::fs::read(&segment).unwrap();
+
+    let mut damaged = bytes.clone();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 0x04;
+    std::fs::write(&segment, &damaged).unwrap();
+    let (ok, answer, error) = vato_solve(&["--fen", SMALL, "--store", store_arg]);
+    assert!(ok, "{error}");
+    assert_eq!(
+        nodes_of(&answer),
+        nodes_of(&plain),
+        "searched as without a store"
+    );
+    assert!(
+        !answer.contains("store "),
+        "nothing added to a refused store: {answer}"
+    );
+    assert_eq!(error.lines().count(), 1, "{error}");
+    assert!(
+        error.contains("damaged") && error.contains("solving without the proof store"),
+        "{error}"
+    );
+    assert_eq!(std::fs::read(&segment).unwrap(), damaged, "left as it was");
+
+    std::fs::write(&segment, b"not a store at all").unwrap();
+    let (ok, _, error) = vato_solve(&["--fen", SMALL, "--store", store_arg]);
+    assert!(ok, "{error}");
+    assert_eq!(error.lines().count(), 1, "{error}");
+    assert!(error.contains("not a Vato proof store segment"), "{error}");
+
+    // A store proved over tables this run does not have is left alone too.
+    std::fs::remove_file(&segment).unwrap();
+    let tables = dir.join("tables");
+    build(&tables, 2, &Rules::default(), 2, Progress::Quiet).expect("tables build");
+    let (ok, _, error) = vato_solve(&[
+        "--fen",
+        SMALL,
+        "--store",
+        store_arg,
+        "--tablebase-path",
+        tables.to_str().unwrap(),
+    ]);
+    assert!(ok, "{error}");
+    let (ok, _, error) = vato_solve(&["--fen", SMALL, "--store", store_arg]);
+    assert!(ok, "{error}");
+    assert_eq!(error.lines().count(), 1, "{error}");
+    assert!(
+        error.contains("rests on the tables of up to 2 stones"),
+        "{error}"
+    );
+}

@@ -3,8 +3,8 @@
 //! engine (`ProofFile`). Specified byte by byte in `docs/proof-format.md`.
 
 use super::codes::{board_code, board_of, chain_code, chain_of, color_code, color_of};
-use super::dfpn::Verdict;
 use super::strategy::{Guarantee, Strategy};
+use super::verdict::Verdict;
 use crate::rules::Rules;
 use crate::rules::bitboard::Bitboard;
 use crate::rules::fen::parse_position_on;

@@ -3,8 +3,8 @@
 //! position of the tables. Only the rules, the tables and the file are trusted.
 
 use super::certificate::Certificate;
-use super::dfpn::Verdict;
 use super::strategy::Guarantee;
+use super::verdict::Verdict;
 use crate::rules::Rules;
 use crate::rules::movegen::has_legal_turn;
 use crate::rules::position::{Color, Position};

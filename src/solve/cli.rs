@@ -3,10 +3,11 @@
 use super::certificate::Certificate;
 use super::check::check;
 use super::checkpoint::Checkpoint;
-use super::dfpn::{Budget, Method, Verdict};
+use super::dfpn::{Budget, Method};
 use super::sample::{agreement, random_positions};
 use super::store::{ProofStore, default_store_dir};
 use super::two_questions::{on_own_stack, solve_on_own_stack};
+use super::verdict::Verdict;
 use crate::progress::stop_on_ctrl_c;
 use crate::rules::Rules;
 use crate::rules::fen::parse_position_on;

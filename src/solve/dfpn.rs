@@ -10,6 +10,7 @@ use super::checkpoint::{Checkpoint, Owner, load, save};
 use super::store::ProofStore;
 use super::strategy::{Guarantee, Strategy};
 use super::table::{FINITE_MAX, INFINITE, ProofTable};
+use super::verdict::Verdict;
 use crate::rules::Rules;
 use crate::rules::movegen::has_legal_turn;
 use crate::rules::notation::spell_turn;
@@ -84,19 +85,6 @@ pub enum Method {
     },
 }
 
-/// The value of a position for its side to move, proved.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// The side to move wins.
-    Win,
-    /// Neither side can force a win.
-    Draw,
-    /// The side to move loses.
-    Loss,
-    /// Not decided within the budget.
-    Unknown,
-}
-
 /// A solved position: the verdict, a turn that achieves it and what it cost.
 #[derive(Clone, Debug)]
 pub struct Solved {
@@ -120,28 +108,6 @@ pub struct Solved {
     /// while the other was left open (such as "White does not lose") is a result worth
     /// keeping in a [`ProofStore`].
     pub learned: Vec<Strategy>,
-}
-
-impl From<Outcome> for Verdict {
-    /// The tables' value as a verdict.
-    fn from(outcome: Outcome) -> Verdict {
-        match outcome {
-            Outcome::Win => Verdict::Win,
-            Outcome::Draw => Verdict::Draw,
-            Outcome::Loss => Verdict::Loss,
-        }
-    }
-}
-
-impl std::fmt::Display for Verdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Verdict::Win => "win",
-            Verdict::Draw => "draw",
-            Verdict::Loss => "loss",
-            Verdict::Unknown => "unknown",
-        })
-    }
 }
 
 impl Solved {

@@ -31,16 +31,18 @@ mod store;
 mod strategy;
 mod table;
 mod two_questions;
+mod verdict;
 mod win_strategy;
 
 pub use certificate::Certificate;
 pub use check::{Checked, check};
 pub use checkpoint::Checkpoint;
 pub use cli::{SolveArgs, run_cli};
-pub use dfpn::{Answer, Budget, Method, Proof, Query, Solved, Verdict};
+pub use dfpn::{Answer, Budget, Method, Proof, Query, Solved};
 pub use sample::{Agreement, agreement, random_positions};
 pub use store::{PROOFS_VARIABLE, ProofStore, default_store_dir};
 pub use strategy::{Guarantee, Strategy};
 pub use two_questions::{
     answer, on_own_stack, prove, second_checkpoint, solve, solve_on_own_stack,
 };
+pub use verdict::Verdict;

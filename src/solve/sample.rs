@@ -4,8 +4,9 @@
 
 use super::certificate::Certificate;
 use super::check::check;
-use super::dfpn::{Budget, Verdict};
+use super::dfpn::Budget;
 use super::two_questions::solve;
+use super::verdict::Verdict;
 use crate::random::Rng;
 use crate::rules::Rules;
 use crate::rules::movegen::has_legal_turn;

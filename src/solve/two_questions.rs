@@ -3,9 +3,10 @@
 //! df-pn alone or by the graph search of `manager` with df-pn at its leaves.
 
 use super::checkpoint::{Checkpoint, Owner, load, save};
-use super::dfpn::{Answer, Budget, Method, Proof, Query, Solved, Verdict};
+use super::dfpn::{Answer, Budget, Method, Proof, Query, Solved};
 use super::strategy::Strategy;
 use super::table::ProofTable;
+use super::verdict::Verdict;
 use super::{manager, one_question};
 use crate::rules::Rules;
 use crate::rules::position::Position;

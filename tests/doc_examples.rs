@@ -80,6 +80,7 @@ fn mask(line: &str) -> String {
 fn spawn_vato() -> Child {
     Command::new(env!("CARGO_BIN_EXE_vato"))
         .env("VATO_TABLEBASES", "")
+        .env("VATO_PROOFS", "")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -292,6 +293,7 @@ fn vato_arguments(line: &str) -> Option<Vec<String>> {
 fn run_vato(arguments: &[String]) -> Vec<String> {
     let output = Command::new(env!("CARGO_BIN_EXE_vato"))
         .env("VATO_TABLEBASES", "")
+        .env("VATO_PROOFS", "")
         .args(arguments)
         .stdin(Stdio::null())
         .stderr(Stdio::null())

@@ -153,6 +153,42 @@ fn a_stored_result_is_a_leaf_and_the_proof_stands_without_the_store() {
         answer.starts_with("draw bestmove b2c3A nodes 0 "),
         "{answer}"
     );
+
+    // The engine's `solve` reads the default store too.
+    let answer = engine_solve(store, tables);
+    assert!(
+        answer.starts_with("info string solve draw bestmove b2c3A nodes 0 "),
+        "{answer}"
+    );
+}
+
+/// The engine's answer to `solve` at Dimy's start, with the store `store` as its default
+/// and the tables in `tables`.
+fn engine_solve(store: &str, tables: &str) -> String {
+    use std::io::{BufRead, BufReader, Write};
+    let mut engine = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
+        .env("VATO_TABLEBASES", "")
+        .env("VATO_PROOFS", store)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("vato runs");
+    let mut input = engine.stdin.take().unwrap();
+    writeln!(
+        input,
+        "setoption name Variant value dimy\nsetoption name TablebasePath value {tables}\n\
+         position startpos\nsolve"
+    )
+    .unwrap();
+    let answer = BufReader::new(engine.stdout.take().unwrap())
+        .lines()
+        .map(|line| line.unwrap())
+        .find(|line| line.starts_with("info string solve") || line.contains("error"))
+        .unwrap_or_default();
+    writeln!(input, "quit").unwrap();
+    engine.wait().unwrap();
+    answer
 }
 
 #[test]

@@ -51,10 +51,14 @@ impl Engine {
     }
 
     /// Starts the protocol session through `command` (a wrapper that limits it, say),
-    /// without the tables of the machine's default folder unless `command` names some.
+    /// without the tables and the proof store of the machine's default folders unless
+    /// `command` names some.
     fn start_command(mut command: Command) -> Engine {
         if !command.get_envs().any(|(key, _)| key == "VATO_TABLEBASES") {
             command.env("VATO_TABLEBASES", "");
+        }
+        if !command.get_envs().any(|(key, _)| key == "VATO_PROOFS") {
+            command.env("VATO_PROOFS", "");
         }
         let mut child = command
             .stdin(Stdio::piped())

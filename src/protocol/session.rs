@@ -32,7 +32,9 @@ use crate::rules::perft::perft_report;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::rules::variant::Variant;
-use crate::solve::{Budget, Certificate, Method, solve_on_own_stack};
+use crate::solve::{
+    Budget, Certificate, Method, ProofStore, default_store_dir, solve_on_own_stack,
+};
 use crate::tablebase::{Tablebase, Value as TablebaseValue, default_dir, layer_names};
 use crate::timestamp::log_timestamp;
 use std::collections::VecDeque;
@@ -1293,6 +1295,7 @@ fn solve_line(
     seconds: Option<u32>,
     signals: &Signals,
 ) -> String {
+    let store = read_proof_store(&rules, tables);
     let budget = Budget {
         nodes: None,
         time: seconds.map(|s| Duration::from_secs(s.into())),
@@ -1302,7 +1305,7 @@ fn solve_line(
         proof: false,
         threads: 1,
         method: Method::DepthFirst,
-        store: None,
+        store: store.as_ref(),
     };
     let solved = match solve_on_own_stack(position, rules, tables, budget) {
         Ok(solved) => solved,
@@ -1316,6 +1319,23 @@ fn solve_line(
         solved.summary(position, &rules),
         solved.elapsed.as_millis()
     )
+}
+
+/// The proof store of `vato solve` in its default folder, read only, when it rests on no
+/// more stones of tables than the engine has: a position proved there is answered at
+/// once. A store that cannot be read is said on standard error and left alone.
+fn read_proof_store(rules: &crate::rules::Rules, tables: Option<&Tablebase>) -> Option<ProofStore> {
+    let dir = default_store_dir()?;
+    match ProofStore::open(&dir, rules) {
+        Ok(store) if usize::from(store.table_stones()) <= tables.map_or(0, |t| t.max_stones()) => {
+            Some(store)
+        }
+        Ok(_) => None,
+        Err(e) => {
+            tracing::warn!("{e:#}: solving without the proof store");
+            None
+        }
+    }
 }
 
 /// The proof table of `solve`, in MiB.

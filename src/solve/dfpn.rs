@@ -556,8 +556,12 @@ impl<'a> Search<'a> {
     }
 
     /// Writing the strategy down saves no checkpoint: the table is not the search's any
-    /// more where it searches again.
+    /// more where it searches again. It gets as much time and as many nodes again as the
+    /// search had: a value proved near the limit is not lost for want of its strategy
+    /// (which the store and the confirmation of a disproof need).
     pub(super) fn budget_for_strategy(&mut self) {
         self.budget.checkpoint = None;
+        self.started = Instant::now();
+        self.budget.nodes = self.budget.nodes.map(|n| self.nodes.saturating_add(n));
     }
 }

@@ -1,5 +1,6 @@
 //! The ladder's list (scripts/ladder.txt, docs/ladder.md): it reads, it holds the positions
-//! its names promise, and each position string is the one its turns reach from the start.
+//! its names promise, and each position string is the one its turns reach from the start;
+//! and its easiest rung is proved, with a checked proof.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -225,4 +226,48 @@ fn the_checks_catch_a_damaged_list() {
     // A turn in a lenient spelling.
     assert!(replay(&["D3-E3w".to_string()]).is_err());
     assert!(replay(&["d3e3W".to_string()]).is_ok());
+}
+
+/// The ladder's easiest rung, proved over the 3-stone tables (a fraction of a second) and
+/// its proof checked, so that CI sees the solver climb one rung.
+#[test]
+fn the_easiest_rung_is_proved_and_its_proof_checked() {
+    use std::sync::atomic::AtomicBool;
+    use vato::rules::Rules;
+    use vato::solve::{Budget, Certificate, Method, Verdict, check, solve_on_own_stack};
+    use vato::tablebase::{Progress, Tablebase, build};
+
+    let entries = parse_list(LIST).unwrap();
+    let rung = entries
+        .iter()
+        .find(|e| e.name == "second-d3e3W-c4c3Ad3W")
+        .expect("the rung is in the list");
+    let root = parse_position(&rung.fen).unwrap();
+    let rules = Rules::default();
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ladder-three");
+    let _ = std::fs::remove_dir_all(&dir);
+    build(&dir, 3, &rules, 2, Progress::Quiet).expect("tables build");
+    let tables = Tablebase::open(&dir, rules, 3).unwrap();
+    let stop = AtomicBool::new(false);
+    let budget = Budget {
+        nodes: Some(2_000_000),
+        time: None,
+        stop: &stop,
+        table_mb: 64,
+        checkpoint: None,
+        proof: true,
+        threads: 1,
+        method: Method::DepthFirst,
+        store: None,
+    };
+    let solved = solve_on_own_stack(&root, rules, Some(&tables), budget).unwrap();
+    assert_eq!(solved.verdict, Verdict::Win, "{}", rung.name);
+    let certificate = Certificate {
+        root,
+        rules,
+        verdict: solved.verdict,
+        table_stones: 3,
+        strategies: solved.strategies,
+    };
+    check(&certificate, Some(&tables)).expect("the proof holds");
 }

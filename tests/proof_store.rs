@@ -3,6 +3,9 @@
 //! the values of one run, and a damaged or foreign store is refused in one line while the
 //! solver goes on without it.
 
+#[path = "common/solve_cli.rs"]
+mod solve_cli;
+use solve_cli::{nodes_of, vato_solve};
 use std::path::{Path, PathBuf};
 use vato::rules::Rules;
 use vato::rules::board::Board;
@@ -21,30 +24,6 @@ fn folder(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// Runs `vato solve ARGS` with no default tables nor store: (success, standard output,
-/// standard error).
-fn vato_solve(args: &[&str]) -> (bool, String, String) {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
-        .env("VATO_TABLEBASES", "")
-        .env("VATO_PROOFS", "")
-        .arg("solve")
-        .args(args)
-        .output()
-        .expect("vato runs");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
-
-/// The `nodes N` of an answer.
-fn nodes_of(answer: &str) -> u64 {
-    let words: Vec<&str> = answer.split_whitespace().collect();
-    let at = words.iter().position(|&w| w == "nodes").expect("nodes");
-    words[at + 1].parse().expect("a count")
 }
 
 /// The `store DIR: N positions added, M in all` line's N and M.

@@ -2,6 +2,9 @@
 //! search over the tables of fewer stones (or over no tables at all) get exactly the value
 //! of the tables that hold them, on Tsivy's board and Dimy's.
 
+#[path = "common/solve_cli.rs"]
+mod solve_cli;
+use solve_cli::{nodes_of, vato_solve};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
@@ -177,32 +180,6 @@ fn a_question_left_open_says_how_far_it_got_and_the_methods_agree() {
         assert!(ok && whole.starts_with("loss "), "{method}: {whole}{error}");
         assert!(!whole.contains("open: "), "{whole}");
     }
-}
-
-/// Runs `vato solve ARGS` without default tables nor store: (success, standard output, standard error).
-fn vato_solve(args: &[&str]) -> (bool, String, String) {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
-        .env("VATO_TABLEBASES", "")
-        .env("VATO_PROOFS", "")
-        .arg("solve")
-        .args(args)
-        .output()
-        .expect("vato runs");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
-
-/// The `nodes N` of a `vato solve` answer.
-fn nodes_of(answer: &str) -> u64 {
-    let words: Vec<&str> = answer.split_whitespace().collect();
-    let at = words
-        .iter()
-        .position(|&w| w == "nodes")
-        .expect("a node count");
-    words[at + 1].parse().expect("a number")
 }
 
 #[test]

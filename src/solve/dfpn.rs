@@ -499,8 +499,8 @@ impl<'a> Search<'a> {
                 );
             }
             if saved == owner {
-                for (key, phi, delta, work) in entries {
-                    table.put(key, phi, delta, work);
+                for entry in entries {
+                    table.restore(entry);
                 }
             }
         }

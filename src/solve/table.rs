@@ -8,7 +8,8 @@ pub const INFINITE: u32 = u32::MAX / 4;
 /// The largest proof number of a node not yet decided.
 pub const FINITE_MAX: u32 = INFINITE - 1;
 
-/// An entry as it is saved and read back: key, phi, delta, work.
+/// An entry as it is saved and read back: key, phi, delta, and its order of proof (high
+/// 32 bits) with its work (low 32 bits).
 pub type Stored = (u64, u32, u32, u64);
 
 #[derive(Copy, Clone, Default)]
@@ -18,8 +19,17 @@ struct Entry {
     /// `phi` and `delta` of the node for the side to move (see `dfpn`).
     phi: u32,
     delta: u32,
-    /// Nodes searched below it, to keep the costly entries when two collide.
-    work: u64,
+    /// Nodes searched below it (at most `u32::MAX`), to keep the costly entries when two
+    /// collide.
+    work: u32,
+    /// For a decided entry: how many entries were decided before it, plus one.
+    order: u32,
+}
+
+impl Entry {
+    fn decided(&self) -> bool {
+        self.phi == 0 || self.delta == 0
+    }
 }
 
 /// A table of two-slot buckets that grows, up to its size, as it fills: a small proof
@@ -31,6 +41,8 @@ pub struct ProofTable {
     filled: usize,
     /// The most slots the table may have.
     most: usize,
+    /// The order the next decided entry gets.
+    next_order: u32,
 }
 
 /// Slots a table starts with (a power of two): 1.5 MiB.
@@ -50,6 +62,7 @@ impl ProofTable {
             mask: slots - 2,
             filled: 0,
             most,
+            next_order: 1,
         }
     }
 
@@ -57,8 +70,9 @@ impl ProofTable {
     fn grow(&mut self) {
         let slots = (self.entries.len() * 4).min(self.most);
         let mut grown = ProofTable::with_slots(slots, self.most);
+        grown.next_order = self.next_order;
         for entry in self.entries.iter().filter(|e| e.key != 0) {
-            grown.put(entry.key, entry.phi, entry.delta, entry.work);
+            grown.place(*entry);
         }
         *self = grown;
     }
@@ -76,50 +90,160 @@ impl ProofTable {
             .map(|e| (e.phi, e.delta))
     }
 
-    /// The nodes searched below the position with key `key`, 0 if it is not stored.
-    pub fn work(&self, key: u64) -> u64 {
+    fn entry(&self, key: u64) -> Option<&Entry> {
         let at = self.bucket(key);
         self.entries[at..at + 2]
             .iter()
             .find(|e| e.key == key && key != 0)
-            .map_or(0, |e| e.work)
     }
 
-    /// Every stored entry: key, phi, delta, work.
+    /// The nodes searched below the position with key `key`, 0 if it is not stored.
+    pub fn work(&self, key: u64) -> u64 {
+        self.entry(key).map_or(0, |e| u64::from(e.work))
+    }
+
+    /// For a decided position, how many were decided before it, plus one: a position
+    /// decided by its children was decided after them, so following the earlier-decided
+    /// child does not go round in a circle while the entries last. 0 when the position is
+    /// not decided here.
+    pub fn order(&self, key: u64) -> u32 {
+        self.entry(key)
+            .filter(|e| e.decided())
+            .map_or(0, |e| e.order)
+    }
+
+    /// Every stored entry (see [`Stored`]).
     pub fn stored(&self) -> impl Iterator<Item = Stored> + '_ {
-        self.entries
-            .iter()
-            .filter(|e| e.key != 0)
-            .map(|e| (e.key, e.phi, e.delta, e.work))
+        self.entries.iter().filter(|e| e.key != 0).map(|e| {
+            (
+                e.key,
+                e.phi,
+                e.delta,
+                u64::from(e.order) << 32 | u64::from(e.work),
+            )
+        })
     }
 
-    /// Stores `(phi, delta)` for `key`, found with `work` nodes below it.
+    /// Puts back an entry as [`ProofTable::stored`] gave it.
+    pub fn restore(&mut self, (key, phi, delta, packed): Stored) {
+        let order = (packed >> 32) as u32;
+        self.next_order = self.next_order.max(order.saturating_add(1));
+        self.make_room(key);
+        self.place(Entry {
+            key,
+            phi,
+            delta,
+            work: packed as u32,
+            order,
+        });
+    }
+
+    /// Stores `(phi, delta)` for `key`, found with `work` nodes below it. A position
+    /// decided again with the same value keeps the order it was first decided in.
     pub fn put(&mut self, key: u64, phi: u32, delta: u32, work: u64) {
+        self.make_room(key);
+        let mut entry = Entry {
+            key,
+            phi,
+            delta,
+            work: u32::try_from(work).unwrap_or(u32::MAX),
+            order: 0,
+        };
+        if entry.decided() {
+            entry.order = match self.entry(key) {
+                Some(old) if (old.phi, old.delta) == (phi, delta) && old.order != 0 => old.order,
+                _ => {
+                    let order = self.next_order;
+                    self.next_order = order.saturating_add(1);
+                    order
+                }
+            };
+        }
+        self.place(entry);
+    }
+
+    /// Grows the table when it is half full, or when the bucket of `key` is full.
+    fn make_room(&mut self, key: u64) {
         if self.filled * 2 >= self.entries.len() && self.entries.len() < self.most {
             self.grow();
         }
-        let mut at = self.bucket(key);
+        let at = self.bucket(key);
         // Below its full size the table grows rather than drop an entry: a lost entry is
         // searched again, and in a graph with cycles df-pn may then never finish.
         let full = |slots: &[Entry]| slots.iter().all(|e| e.key != 0 && e.key != key);
-        while full(&self.entries[at..at + 2]) && self.entries.len() < self.most {
+        if full(&self.entries[at..at + 2]) && self.entries.len() < self.most {
             self.grow();
-            at = self.bucket(key);
+            self.make_room(key);
         }
+    }
+
+    /// Writes `entry` in its bucket: over the same key, else in an empty slot, else over
+    /// an open entry rather than a decided one (a proof's small leaves have little work
+    /// below them, and writing the proof down needs them), else over the one with less
+    /// work below it.
+    fn place(&mut self, entry: Entry) {
+        let at = self.bucket(entry.key);
+        let key = entry.key;
         let slots = &mut self.entries[at..at + 2];
+        let worth = |e: &Entry| (e.decided(), e.work);
         let index = slots
             .iter()
             .position(|e| e.key == key)
             .or_else(|| slots.iter().position(|e| e.key == 0))
-            .unwrap_or(if slots[0].work <= slots[1].work { 0 } else { 1 });
+            .unwrap_or(if worth(&slots[0]) <= worth(&slots[1]) {
+                0
+            } else {
+                1
+            });
         if slots[index].key == 0 {
             self.filled += 1;
         }
-        slots[index] = Entry {
-            key,
-            phi,
-            delta,
-            work,
-        };
+        slots[index] = entry;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_position_decided_after_another_comes_after_it_and_keeps_its_place() {
+        let mut table = ProofTable::new(1);
+        table.put(11, 0, INFINITE, 5);
+        table.put(12, 3, 4, 9);
+        table.put(13, INFINITE, 0, 20);
+        assert!(table.order(11) > 0 && table.order(13) > table.order(11));
+        assert_eq!(table.order(12), 0, "an open entry has no order");
+        let first = table.order(11);
+        table.put(11, 0, INFINITE, 50);
+        assert_eq!(table.order(11), first, "decided again the same way");
+        table.put(11, INFINITE, 0, 50);
+        assert!(
+            table.order(11) > table.order(13),
+            "decided the other way: a new place"
+        );
+
+        let mut copy = ProofTable::new(1);
+        for entry in table.stored() {
+            copy.restore(entry);
+        }
+        for key in [11, 12, 13] {
+            assert_eq!(copy.get(key), table.get(key));
+            assert_eq!(copy.order(key), table.order(key));
+            assert_eq!(copy.work(key), table.work(key));
+        }
+        copy.put(14, 0, INFINITE, 1);
+        assert!(copy.order(14) > copy.order(11), "restored orders go on");
+    }
+
+    #[test]
+    fn a_full_bucket_gives_up_an_open_entry_before_a_decided_one() {
+        // The smallest table: two slots, one bucket, no room to grow.
+        let mut table = ProofTable::with_slots(2, 2);
+        table.put(1, 0, INFINITE, 1);
+        table.put(2, 5, 7, 1_000);
+        table.put(3, 2, 2, 10);
+        assert!(table.get(1).is_some(), "the decided entry stays");
+        assert!(table.get(2).is_none() && table.get(3).is_some());
     }
 }

@@ -197,14 +197,17 @@ impl Search<'_> {
                     }
                     Some(false) => {}
                     None => {
-                        // Proved children first (by the work of their proofs), then
-                        // unknown ones, then those the table says hold out.
-                        let class = match self.table.get(child.key()) {
-                            Some((_, 0)) => 0,
-                            Some((0, _)) => 2,
-                            _ => 1,
+                        // Proved children first, the one proved earliest first: this
+                        // position was proved after one of them, so that choice does not
+                        // lead round to it. Then unknown ones (by the work spent on
+                        // them), then those the table says hold out.
+                        let key = child.key();
+                        let rank = match self.table.get(key) {
+                            Some((_, 0)) => u64::from(self.table.order(key)),
+                            Some((0, _)) => 2 << 62 | self.table.work(key),
+                            _ => 1 << 62 | self.table.work(key),
                         };
-                        ranked.push((class << 62 | self.table.work(child.key()), turn));
+                        ranked.push((rank, turn));
                     }
                 }
             }

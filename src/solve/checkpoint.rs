@@ -61,11 +61,11 @@ impl Owner {
 /// Writes `table` as the checkpoint of `owner`.
 pub fn save(path: &Path, owner: Owner, table: &ProofTable) -> Result<()> {
     let mut body = Vec::new();
-    for (key, phi, delta, work) in table.stored() {
+    for (key, phi, delta, order_and_work) in table.stored() {
         body.extend_from_slice(&key.to_le_bytes());
         body.extend_from_slice(&phi.to_le_bytes());
         body.extend_from_slice(&delta.to_le_bytes());
-        body.extend_from_slice(&work.to_le_bytes());
+        body.extend_from_slice(&order_and_work.to_le_bytes());
     }
     let mut bytes = Vec::with_capacity(HEADER_BYTES + body.len());
     bytes.extend_from_slice(MAGIC);

@@ -262,15 +262,18 @@ fn keep_results(
             return format!("store: not kept, a strategy does not hold: {e:#}");
         }
     }
+    save_store(store, dir).unwrap_or_else(|e| format!("store: not kept: {e:#}"))
+}
+
+/// Writes what `store` added to its folder `dir`: the line that says how much.
+fn save_store(store: &mut ProofStore, dir: &Path) -> Result<String> {
     let added = store.added();
-    match store.save(dir) {
-        Ok(_) => format!(
-            "store {}: {added} positions added, {} in all",
-            dir.display(),
-            store.len()
-        ),
-        Err(e) => format!("store: not kept: {e:#}"),
-    }
+    store.save(dir)?;
+    Ok(format!(
+        "store {}: {added} positions added, {} in all",
+        dir.display(),
+        store.len()
+    ))
 }
 
 /// `vato solve --merge-store DIR...`: the stores' results added to the proof store.
@@ -286,14 +289,7 @@ fn merge_stores(args: &SolveArgs, sources: &[PathBuf], out: &mut impl Write) -> 
         }
         store.absorb(&ProofStore::open(source, &rules)?)?;
     }
-    let added = store.added();
-    store.save(&dir)?;
-    writeln!(
-        out,
-        "store {}: {added} positions added, {} in all",
-        dir.display(),
-        store.len()
-    )?;
+    writeln!(out, "{}", save_store(&mut store, &dir)?)?;
     out.flush()?;
     Ok(())
 }

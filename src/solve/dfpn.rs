@@ -71,6 +71,17 @@ pub struct Budget<'a> {
     pub store: Option<&'a ProofStore>,
 }
 
+impl Budget<'_> {
+    /// What is left of the budget once `elapsed` time and `spent` nodes have gone.
+    pub(super) fn after(self, elapsed: Duration, spent: u64) -> Self {
+        Budget {
+            time: self.time.map(|t| t.saturating_sub(elapsed)),
+            nodes: self.nodes.map(|n| n.saturating_sub(spent)),
+            ..self
+        }
+    }
+}
+
 /// How a binary question is searched.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Method {

@@ -30,10 +30,8 @@ pub fn answer(
         Err(spent) => spent,
     };
     let budget = Budget {
-        time: budget.time.map(|t| t.saturating_sub(started.elapsed())),
-        nodes: budget.nodes.map(|n| n.saturating_sub(spent)),
         checkpoint: None,
-        ..budget
+        ..budget.after(started.elapsed(), spent)
     };
     match answer_storing(root, rules, tables, query, budget, false)? {
         Ok(answer) => Ok(Answer {

@@ -200,19 +200,27 @@ impl ProofStore {
         table_stones: u8,
     ) {
         let flags = flag(owner, guarantee);
+        let mut news = false;
         for &(key, turn) in reached {
-            let known = Known { flags, turn };
-            let before = self.known.get(&key).copied();
-            let after = before.map_or(known, |before| before.with(known));
-            if before != Some(after) {
-                self.merge(key, known);
-                let added = self.added.get(&key).map_or(known, |a| a.with(known));
-                self.added.insert(key, added);
-            }
+            news |= self.add(key, Known { flags, turn });
         }
-        if !self.added.is_empty() {
+        if news {
             self.table_stones = self.table_stones.max(table_stones);
         }
+    }
+
+    /// Adds what `known` says of the position with key `key`, and keeps it to be written
+    /// when it says something new; whether it did.
+    fn add(&mut self, key: u64, known: Known) -> bool {
+        let before = self.known.get(&key).copied();
+        let after = before.map_or(known, |before| before.with(known));
+        if before == Some(after) {
+            return false;
+        }
+        self.known.insert(key, after);
+        let added = self.added.get(&key).map_or(known, |a| a.with(known));
+        self.added.insert(key, added);
+        true
     }
 
     /// Adds `strategy`, a result proved from `root`, once the checker has followed it
@@ -248,13 +256,7 @@ impl ProofStore {
         let mut keys: Vec<u64> = other.known.keys().copied().collect();
         keys.sort_unstable();
         for key in keys {
-            let known = other.known[&key];
-            let before = self.known.get(&key).copied();
-            if Some(before.map_or(known, |b| b.with(known))) != before {
-                let added = self.added.get(&key).map_or(known, |a| a.with(known));
-                self.added.insert(key, added);
-                self.merge(key, known);
-            }
+            self.add(key, other.known[&key]);
         }
         self.table_stones = self.table_stones.max(other.table_stones);
         Ok(())

@@ -115,11 +115,7 @@ fn one_after_the_other(
     {
         mark_first_answered(checkpoint.path, root, &rules)?;
     }
-    let budget = Budget {
-        time: budgets[1].time.map(|t| t.saturating_sub(started.elapsed())),
-        nodes: budgets[1].nodes.map(|n| n.saturating_sub(first.nodes)),
-        ..budgets[1]
-    };
+    let budget = budgets[1].after(started.elapsed(), first.nodes);
     let second = answer(
         root,
         rules,

@@ -349,6 +349,7 @@ impl Search<'_> {
             }
         }
         let (mut phi, mut delta);
+        let mut just_searched: Option<(usize, (u32, u32))> = None;
         loop {
             // phi: the least delta of a child. delta: the largest phi of a child plus one
             // for each other child still open (the weak proof number of Ueda et al.,
@@ -359,7 +360,12 @@ impl Search<'_> {
             let (mut least, mut second) = (INFINITE, INFINITE);
             let (mut largest, mut open, mut decided_for_us) = (0u64, 0u64, false);
             for (index, child) in children.iter().enumerate() {
-                let (child_phi, child_delta) = self.numbers(child);
+                let (child_phi, child_delta) = match just_searched {
+                    // The child's own answer, which the table may not hold: it was not
+                    // stored when the search stopped inside it, or lost to a collision.
+                    Some((at, numbers)) if at == index && child.fixed.is_none() => numbers,
+                    _ => self.numbers(child),
+                };
                 if child_phi >= INFINITE {
                     decided_for_us = true;
                 } else if child_phi > 0 {
@@ -402,6 +408,7 @@ impl Search<'_> {
                 children[best].fixed = Some((child_phi, child_delta));
                 children[best].low = low;
             }
+            just_searched = Some((best, (child_phi, child_delta)));
         }
         self.path.pop();
         // What the value rests on: a goal reached needs one child that fails at its own

@@ -65,6 +65,16 @@ fn answer_storing(
             (phi, delta)
         }
     };
+    tracing::debug!(
+        "{} wins? {} values that rest on the path: numbers {phi} {delta} after {} nodes",
+        query.prover.name(),
+        if store_dependent {
+            "storing"
+        } else {
+            "not storing"
+        },
+        search.nodes
+    );
     let proof = if search.aborted && phi != 0 && delta != 0 {
         Proof::Unknown
     } else if phi == 0 {
@@ -89,6 +99,16 @@ fn answer_storing(
         search.budget_for_strategy();
         let owner = if phi == 0 { mover } else { mover.opposite() };
         let strategy = search.extract(root, owner);
+        tracing::debug!(
+            "{}'s strategy {} after {} nodes",
+            owner.name(),
+            if strategy.is_some() {
+                "written"
+            } else {
+                "not found"
+            },
+            search.nodes
+        );
         if strategy.is_none() && !search.aborted {
             if owner != query.prover {
                 return Ok(Err(search.nodes));

@@ -271,3 +271,52 @@ fn the_easiest_rung_is_proved_and_its_proof_checked() {
     };
     check(&certificate, Some(&tables)).expect("the proof holds");
 }
+
+/// The campaign script over the 3-stone tables: a run proves the easiest rung into a
+/// store of its own, writes its proof and log row, and then finds it proven there.
+#[test]
+fn the_campaign_runs_a_rung_into_its_store_and_then_finds_it_proven() {
+    use std::process::Command;
+    use vato::rules::Rules;
+    use vato::tablebase::{Progress, build};
+
+    let base = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("campaign");
+    let _ = std::fs::remove_dir_all(&base);
+    let tables = base.join("tables");
+    build(&tables, 3, &Rules::default(), 2, Progress::Quiet).expect("tables build");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/campaign.sh");
+    let campaign = |command: &str, extra: &[&str]| {
+        let output = Command::new("bash")
+            .arg(script)
+            .arg(command)
+            .args(["--store", base.join("store").to_str().unwrap()])
+            .args(["--tablebase-path", tables.to_str().unwrap()])
+            .args(["--data", base.join("data").to_str().unwrap()])
+            .args(extra)
+            .arg("second-d3e3W-c4c3Ad3W")
+            .env("VATO", env!("CARGO_BIN_EXE_vato"))
+            .env("VATO_TABLEBASES", "")
+            .env("VATO_PROOFS", "")
+            .output()
+            .expect("bash runs");
+        assert!(
+            output.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    assert!(campaign("status", &[]).starts_with("second-d3e3W-c4c3Ad3W\topen\n"));
+    assert!(campaign("jobs", &[]).contains("second-d3e3W-c4c3Ad3W.checkpoint"));
+    let ran = campaign("run", &["--time", "30", "--memory", "64", "--threads", "1"]);
+    assert!(ran.contains("\tsecond-d3e3W-c4c3Ad3W\twin\t"), "{ran}");
+    assert!(base.join("data/second-d3e3W-c4c3Ad3W.proof").is_file());
+    let log = std::fs::read_to_string(base.join("data/log.tsv")).unwrap();
+    assert_eq!(log.lines().count(), 2, "{log}");
+    let status = campaign("status", &[]);
+    assert!(
+        status.starts_with("second-d3e3W-c4c3Ad3W\twin\n"),
+        "{status}"
+    );
+    assert_eq!(campaign("jobs", &[]), "", "nothing left to do");
+}

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# The campaign on Fanoron-Tsivy's opening (docs/campaign.md): the ladder's positions
+# (scripts/ladder.txt) solved one at a time, each run resumable, every result kept in
+# the proof store, so that the work goes on across sessions and machines.
+#
+#   scripts/campaign.sh status [options] [names or prefixes...]
+#       For each position chosen: what the proof store already proves (a value read in
+#       0 nodes) or `open`, and the store's size.
+#
+#   scripts/campaign.sh jobs [options] [names or prefixes...]
+#       One `vato solve` command line per open position, for a queue of one's own:
+#       `scripts/campaign.sh jobs | parallel -j 4`, or a Slurm array that runs line
+#       $SLURM_ARRAY_TASK_ID. Each job keeps a checkpoint and a proof in the campaign
+#       folder; run again after a stop, it goes on from its checkpoint.
+#
+#   scripts/campaign.sh run [options] [names or prefixes...]
+#       Runs the jobs here, one after the other, and appends a row for each to
+#       `log.tsv` in the campaign folder. A job that ends (proved, or out of time)
+#       leaves no checkpoint: a proof table of GiBs for each position would fill the
+#       disk. A job stopped by a kill keeps its checkpoint and goes on from it.
+#
+# Options: --time S (600), --memory MB (6144 for each of the two questions),
+# --threads N (2), --store DIR (the solver's default store), --tablebase-path DIR (the
+# solver's default tables), --data DIR (the campaign folder: $VATO_CAMPAIGN, else
+# vato/campaign in the data folder), --list FILE (scripts/ladder.txt).
+#
+# The binary is $VATO, else target/release/vato under the repository root.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+vato="${VATO:-$root/target/release/vato}"
+list="$root/scripts/ladder.txt"
+data="${VATO_CAMPAIGN:-${XDG_DATA_HOME:-$HOME/.local/share}/vato/campaign}"
+time_limit=600
+memory=6144
+threads=2
+store=""
+tables=""
+select=()
+
+die() {
+    echo "campaign.sh: $*" >&2
+    exit 1
+}
+
+parse() {
+    while (($#)); do
+        case "$1" in
+        --time | --memory | --threads | --store | --tablebase-path | --data | --list)
+            (($# >= 2)) || die "$1 needs a value"
+            case "$1" in
+            --time) time_limit="$2" ;;
+            --memory) memory="$2" ;;
+            --threads) threads="$2" ;;
+            --store) store="$2" ;;
+            --tablebase-path) tables="$2" ;;
+            --data) data="$2" ;;
+            --list) list="$2" ;;
+            esac
+            shift 2
+            ;;
+        --*) die "unknown option '$1'" ;;
+        *)
+            select+=("$1")
+            shift
+            ;;
+        esac
+    done
+    [[ -f "$list" ]] || die "no list '$list' (scripts/ladder.sh generate)"
+    [[ -x "$vato" ]] || die "no binary at '$vato' (cargo build --release, or set VATO)"
+}
+
+# The options every `vato solve` of the campaign shares.
+shared_options() {
+    local -n into=$1
+    into=()
+    [[ -n "$store" ]] && into+=(--store "$store")
+    [[ -n "$tables" ]] && into+=(--tablebase-path "$tables")
+    return 0
+}
+
+# Prints `name<TAB>fen` for each chosen position of the list.
+chosen() {
+    local name fen _moves
+    while IFS=$'\t' read -r name fen _moves; do
+        [[ -z "$name" || "$name" == \#* ]] && continue
+        if ((${#select[@]})); then
+            local hit="" word
+            for word in "${select[@]}"; do
+                [[ "$name" == "$word"* ]] && hit=1
+            done
+            [[ -n "$hit" ]] || continue
+        fi
+        printf '%s\t%s\n' "$name" "$fen"
+    done <"$list"
+}
+
+# What the store proves about `fen`: win, draw or loss (for the side to move), or open.
+stored_value() {
+    local fen="$1" text
+    local -a options
+    shared_options options
+    text="$("$vato" solve --fen "$fen" --nodes 1 --memory 16 "${options[@]}" 2>/dev/null)" ||
+        die "vato solve failed on '$fen'"
+    local first="${text%%$'\n'*}"
+    case "${first%% *}" in
+    win | draw | loss) echo "${first%% *}" ;;
+    *) echo open ;;
+    esac
+}
+
+status() {
+    local name fen
+    while IFS=$'\t' read -r name fen; do
+        printf '%s\t%s\n' "$name" "$(stored_value "$fen")"
+    done < <(chosen)
+    local dir="${store:-${VATO_PROOFS:-${XDG_DATA_HOME:-$HOME/.local/share}/vato/proofs}}"
+    local segments=0 bytes=0
+    if [[ -d "$dir" ]]; then
+        segments="$(find "$dir" -maxdepth 1 -name '*.vps' | wc -l | tr -d ' ')"
+        bytes="$(find "$dir" -maxdepth 1 -name '*.vps' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')"
+    fi
+    printf 'store %s: %s segments, %s bytes\n' "$dir" "$segments" "$bytes"
+}
+
+# The command line of the job for one position, quoted for a shell.
+job() {
+    local name="$1" fen="$2"
+    local -a options solve
+    shared_options options
+    solve=("$vato" solve --fen "$fen" --time "$time_limit" --memory "$memory"
+        --threads "$threads" --checkpoint "$data/$name.checkpoint" --checkpoint-every 600
+        --proof "$data/$name.proof" "${options[@]}")
+    printf '%q ' "${solve[@]}"
+    echo
+}
+
+jobs() {
+    local name fen
+    while IFS=$'\t' read -r name fen; do
+        [[ "$(stored_value "$fen")" == open ]] && job "$name" "$fen"
+    done < <(chosen)
+    return 0
+}
+
+run() {
+    mkdir -p "$data"
+    local log="$data/log.tsv"
+    [[ -s "$log" ]] || printf 'finished\tname\tvalue\tnodes\tseconds\topen\n' >"$log"
+    local name fen
+    while IFS=$'\t' read -r name fen; do
+        [[ "$(stored_value "$fen")" == open ]] || continue
+        local text status=0
+        text="$(eval "$(job "$name" "$fen")" 2>"$data/$name.err")" || status=$?
+        local first="${text%%$'\n'*}"
+        rm -f "$data/$name.checkpoint" "$data/$name.checkpoint.second"
+        [[ "$first" == *" nodes "* ]] || die "solve failed on $name (exit $status): $(head -c 300 "$data/$name.err")"
+        local nodes seconds open
+        nodes="$(sed -E 's/.* nodes ([0-9]+).*/\1/' <<<"$first")"
+        seconds="$(sed -E 's/.* time ([0-9.]+).*/\1/' <<<"$first")"
+        open="$(sed -n 's/^open: //p' <<<"$text" | head -n1)"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$name" \
+            "${first%% *}" "$nodes" "$seconds" "$open" | tee -a "$log"
+    done < <(chosen)
+}
+
+usage() {
+    echo "Usage: scripts/campaign.sh status|jobs|run [--time S] [--memory MB] [--threads N] [--store DIR] [--tablebase-path DIR] [--data DIR] [--list FILE] [names or prefixes...]"
+}
+
+action="${1:-}"
+(($#)) && shift
+case "$action" in
+status | jobs | run)
+    parse "$@"
+    "$action"
+    ;;
+-h | --help)
+    usage
+    ;;
+*)
+    usage >&2
+    exit 2
+    ;;
+esac

@@ -267,3 +267,63 @@ fn a_damaged_or_foreign_store_is_refused_in_one_line_and_the_solver_goes_on() {
         "{error}"
     );
 }
+
+/// The engine's `book` marks a turn whose position the default store settles: the
+/// ladder's easiest rung (Black's reply c4c3Ad3W to d3e3W, a White win) proved over the
+/// 3-stone tables, and a text book that offers it after d3e3W beside another reply.
+#[test]
+fn the_book_marks_a_turn_the_store_proves() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = folder("book");
+    let tables = dir.join("tables");
+    build(&tables, 3, &Rules::default(), 2, Progress::Quiet).unwrap();
+    let (tables, store) = (tables.to_str().unwrap(), dir.join("store"));
+    let store = store.to_str().unwrap();
+    let rung = "BBBBBBBBB/BB1BBBBBB/B2BWBWBW/WW1WWWWWW/WW1WWWWWW w 0 2";
+    let (ok, answer, _) =
+        vato_solve(&["--fen", rung, "--tablebase-path", tables, "--store", store]);
+    assert!(ok && answer.starts_with("win"), "{answer}");
+    let book = dir.join("book.txt");
+    std::fs::write(&book, "d3e3W\tc4c3Ad3W 2 d4d3A 1\n").unwrap();
+
+    let listing = |store: &str| {
+        let mut engine = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
+            .env("VATO_TABLEBASES", "")
+            .env("VATO_PROOFS", store)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("vato runs");
+        let mut input = engine.stdin.take().unwrap();
+        writeln!(
+            input,
+            "setoption name TablebasePath value {tables}\nsetoption name BookFile value {}\n\
+             position startpos moves d3e3W\nbook\nquit",
+            book.display()
+        )
+        .unwrap();
+        let lines: Vec<String> = BufReader::new(engine.stdout.take().unwrap())
+            .lines()
+            .map(|line| line.unwrap())
+            .filter(|line| line.starts_with("book "))
+            .collect();
+        engine.wait().unwrap();
+        lines
+    };
+    assert_eq!(
+        listing(store),
+        [
+            "book c4c3Ad3W weight 2 score 0 depth 0 proven loss",
+            "book d4d3A weight 1 score 0 depth 0",
+        ]
+    );
+    assert_eq!(
+        listing(""),
+        [
+            "book c4c3Ad3W weight 2 score 0 depth 0",
+            "book d4d3A weight 1 score 0 depth 0",
+        ],
+        "no store, no marks"
+    );
+}

@@ -669,10 +669,28 @@ impl Session {
         let Some(book) = self.book.clone() else {
             return;
         };
-        match book::turns_for(&book, self.game.position(), self.game.rules()) {
+        let position = *self.game.position();
+        let rules = *self.game.rules();
+        match book::turns_for(&book, &position, &rules) {
             Err(why) => self.say(&format!("book none: {why}")),
             Ok(turns) if turns.is_empty() => self.say("book none: the position is not in the book"),
-            Ok(turns) => self.out.lines(turns.iter().map(|t| format!("book {t}"))),
+            Ok(turns) => {
+                let tables = self.tables_in_use();
+                let store = read_proof_store(&rules, tables.as_deref());
+                let proven = |t: &BookTurn| -> String {
+                    let Some(store) = &store else {
+                        return String::new();
+                    };
+                    parse_turn(&position, rules.turn_rules(), &t.turn)
+                        .ok()
+                        .map(|turn| position.play(turn))
+                        .and_then(|next| store.proven(next.key(), next.side_to_move()))
+                        .map(|p| format!(" proven {}", p.for_the_other_side()))
+                        .unwrap_or_default()
+                };
+                self.out
+                    .lines(turns.iter().map(|t| format!("book {t}{}", proven(t))));
+            }
         }
     }
 

@@ -40,7 +40,7 @@ pub use checkpoint::Checkpoint;
 pub use cli::{SolveArgs, run_cli};
 pub use dfpn::{Answer, Budget, Method, Proof, Query, Solved};
 pub use sample::{Agreement, agreement, random_positions};
-pub use store::{PROOFS_VARIABLE, ProofStore, default_store_dir};
+pub use store::{PROOFS_VARIABLE, ProofStore, Proven, default_store_dir};
 pub use strategy::{Guarantee, Strategy};
 pub use two_questions::{
     answer, on_own_stack, prove, second_checkpoint, solve, solve_on_own_stack,

@@ -52,6 +52,46 @@ pub fn default_store_dir() -> Option<PathBuf> {
 }
 
 /// The bit of `owner`'s `guarantee` in an entry's flags.
+/// What a store proves about a position for one side.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Proven {
+    /// It wins.
+    Win,
+    /// The other side wins.
+    Loss,
+    /// Neither side wins.
+    Draw,
+    /// It does not lose; whether it wins is not known.
+    DrawOrBetter,
+    /// It does not win; whether it loses is not known.
+    DrawOrWorse,
+}
+
+impl Proven {
+    /// The same fact seen from the other side.
+    pub fn for_the_other_side(self) -> Proven {
+        match self {
+            Proven::Win => Proven::Loss,
+            Proven::Loss => Proven::Win,
+            Proven::Draw => Proven::Draw,
+            Proven::DrawOrBetter => Proven::DrawOrWorse,
+            Proven::DrawOrWorse => Proven::DrawOrBetter,
+        }
+    }
+}
+
+impl std::fmt::Display for Proven {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Proven::Win => "win",
+            Proven::Loss => "loss",
+            Proven::Draw => "draw",
+            Proven::DrawOrBetter => "draw or better",
+            Proven::DrawOrWorse => "draw or worse",
+        })
+    }
+}
+
 fn flag(owner: Color, guarantee: Guarantee) -> u8 {
     let side = match owner {
         Color::White => 0,
@@ -154,6 +194,28 @@ impl ProofStore {
     /// those tables to use them (its proofs are checked with its tables).
     pub fn table_stones(&self) -> u8 {
         self.table_stones
+    }
+
+    /// What the store proves about the position with key `key` for `mover`, its side to
+    /// move; `None` when it proves nothing there.
+    pub fn proven(&self, key: u64, mover: Color) -> Option<Proven> {
+        let holds = |owner, guarantee| self.achieves(key, owner, guarantee) == Some(true);
+        let other = mover.opposite();
+        Some(if holds(mover, Guarantee::Win) {
+            Proven::Win
+        } else if holds(other, Guarantee::Win) {
+            Proven::Loss
+        } else {
+            match (
+                holds(mover, Guarantee::NoLoss),
+                holds(other, Guarantee::NoLoss),
+            ) {
+                (true, true) => Proven::Draw,
+                (true, false) => Proven::DrawOrBetter,
+                (false, true) => Proven::DrawOrWorse,
+                (false, false) => return None,
+            }
+        })
     }
 
     /// Whether `owner` keeps `guarantee` from the position with key `key`: `Some(true)`
@@ -531,6 +593,29 @@ mod tests {
         assert_eq!(store.achieves(7, w, Guarantee::Win), None);
         assert!(store.turn(key, w, Guarantee::Win).is_some());
         assert!(store.turn(key, b, Guarantee::NoLoss).is_none());
+    }
+
+    #[test]
+    fn what_is_proven_reads_from_either_side() {
+        let (w, b) = (Color::White, Color::Black);
+        let won = 2u64.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let mut store = sample(4);
+        assert_eq!(store.proven(won, w), Some(Proven::Win));
+        assert_eq!(store.proven(won, b), Some(Proven::Loss));
+        assert_eq!(store.proven(7, w), None);
+        let (drawn, one_sided) = (11, 12);
+        store.learn(w, Guarantee::NoLoss, &[(drawn, None), (one_sided, None)], 3);
+        assert_eq!(store.proven(one_sided, w), Some(Proven::DrawOrBetter));
+        assert_eq!(store.proven(one_sided, b), Some(Proven::DrawOrWorse));
+        store.learn(b, Guarantee::NoLoss, &[(drawn, None)], 3);
+        assert_eq!(store.proven(drawn, b), Some(Proven::Draw));
+        for proven in [Proven::Win, Proven::Draw, Proven::DrawOrBetter] {
+            assert_eq!(proven.for_the_other_side().for_the_other_side(), proven);
+        }
+        assert_eq!(
+            Proven::DrawOrBetter.for_the_other_side().to_string(),
+            "draw or worse"
+        );
     }
 
     #[test]

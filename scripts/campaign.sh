@@ -21,7 +21,9 @@
 #
 # Options: --time S (600), --memory MB (6144 for each of the two questions),
 # --threads N (2), --store DIR (the solver's default store), --tablebase-path DIR (the
-# solver's default tables), --data DIR (the campaign folder: $VATO_CAMPAIGN, else
+# solver's default tables), --tablebase-stones N (7: the store's results then rest on
+# the 7-stone set alone, which every machine of the campaign has, even where some
+# 8-stone pairs are built), --data DIR (the campaign folder: $VATO_CAMPAIGN, else
 # vato/campaign in the data folder), --list FILE (scripts/ladder.txt).
 #
 # The binary is $VATO, else target/release/vato under the repository root.
@@ -36,7 +38,11 @@ memory=6144
 threads=2
 store=""
 tables=""
+table_stones=7
 select=()
+
+# shellcheck source=scripts/lib/ladder-list.sh
+source "$root/scripts/lib/ladder-list.sh"
 
 die() {
     echo "campaign.sh: $*" >&2
@@ -46,7 +52,7 @@ die() {
 parse() {
     while (($#)); do
         case "$1" in
-        --time | --memory | --threads | --store | --tablebase-path | --data | --list)
+        --time | --memory | --threads | --store | --tablebase-path | --tablebase-stones | --data | --list)
             (($# >= 2)) || die "$1 needs a value"
             case "$1" in
             --time) time_limit="$2" ;;
@@ -54,6 +60,7 @@ parse() {
             --threads) threads="$2" ;;
             --store) store="$2" ;;
             --tablebase-path) tables="$2" ;;
+            --tablebase-stones) table_stones="$2" ;;
             --data) data="$2" ;;
             --list) list="$2" ;;
             esac
@@ -73,26 +80,15 @@ parse() {
 # The options every `vato solve` of the campaign shares.
 shared_options() {
     local -n into=$1
-    into=()
+    into=(--tablebase-stones "$table_stones")
     [[ -n "$store" ]] && into+=(--store "$store")
     [[ -n "$tables" ]] && into+=(--tablebase-path "$tables")
     return 0
 }
 
-# Prints `name<TAB>fen` for each chosen position of the list.
+# Prints `name<TAB>fen<TAB>turns` for each chosen position of the list.
 chosen() {
-    local name fen _moves
-    while IFS=$'\t' read -r name fen _moves; do
-        [[ -z "$name" || "$name" == \#* ]] && continue
-        if ((${#select[@]})); then
-            local hit="" word
-            for word in "${select[@]}"; do
-                [[ "$name" == "$word"* ]] && hit=1
-            done
-            [[ -n "$hit" ]] || continue
-        fi
-        printf '%s\t%s\n' "$name" "$fen"
-    done <"$list"
+    ladder_positions "$list" "${select[@]}"
 }
 
 # What the store proves about `fen`: win, draw or loss (for the side to move), or open.
@@ -100,7 +96,7 @@ stored_value() {
     local fen="$1" text
     local -a options
     shared_options options
-    text="$("$vato" solve --fen "$fen" --nodes 1 --memory 16 "${options[@]}" 2>/dev/null)" ||
+    text="$("$vato" solve --fen "$fen" --nodes 1 --memory 16 "${options[@]}" 2>/dev/null </dev/null)" ||
         die "vato solve failed on '$fen'"
     local first="${text%%$'\n'*}"
     case "${first%% *}" in
@@ -110,8 +106,8 @@ stored_value() {
 }
 
 status() {
-    local name fen
-    while IFS=$'\t' read -r name fen; do
+    local name fen _moves
+    while IFS=$'\t' read -r name fen _moves; do
         printf '%s\t%s\n' "$name" "$(stored_value "$fen")"
     done < <(chosen)
     local dir="${store:-${VATO_PROOFS:-${XDG_DATA_HOME:-$HOME/.local/share}/vato/proofs}}"
@@ -136,8 +132,8 @@ job() {
 }
 
 jobs() {
-    local name fen
-    while IFS=$'\t' read -r name fen; do
+    local name fen _moves
+    while IFS=$'\t' read -r name fen _moves; do
         [[ "$(stored_value "$fen")" == open ]] && job "$name" "$fen"
     done < <(chosen)
     return 0
@@ -147,11 +143,11 @@ run() {
     mkdir -p "$data"
     local log="$data/log.tsv"
     [[ -s "$log" ]] || printf 'finished\tname\tvalue\tnodes\tseconds\topen\n' >"$log"
-    local name fen
-    while IFS=$'\t' read -r name fen; do
+    local name fen _moves
+    while IFS=$'\t' read -r name fen _moves; do
         [[ "$(stored_value "$fen")" == open ]] || continue
         local text status=0
-        text="$(eval "$(job "$name" "$fen")" 2>"$data/$name.err")" || status=$?
+        text="$(eval "$(job "$name" "$fen")" 2>"$data/$name.err" </dev/null)" || status=$?
         local first="${text%%$'\n'*}"
         rm -f "$data/$name.checkpoint" "$data/$name.checkpoint.second"
         [[ "$first" == *" nodes "* ]] || die "solve failed on $name (exit $status): $(head -c 300 "$data/$name.err")"

@@ -24,6 +24,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 vato="${VATO:-$root/target/release/vato}"
 list="$root/scripts/ladder.txt"
 
+# shellcheck source=scripts/lib/ladder-list.sh
+source "$root/scripts/lib/ladder-list.sh"
+
 die() {
     echo "ladder.sh: $*" >&2
     exit 1
@@ -207,16 +210,8 @@ run() {
     echo "| position | stones | value | nodes | time (s) | peak RSS (MB) | proof (bytes) | store (positions) |"
     echo "|---|---:|---|---:|---:|---:|---:|---:|"
 
-    local name fen moves
-    while IFS=$'\t' read -r name fen moves; do
-        [[ -z "$name" || "$name" == \#* ]] && continue
-        if ((${#select[@]})); then
-            local hit="" word
-            for word in "${select[@]}"; do
-                [[ "$name" == "$word"* ]] && hit=1
-            done
-            [[ -n "$hit" ]] || continue
-        fi
+    local name fen _moves
+    while IFS=$'\t' read -r name fen _moves; do
         local board="${fen%% *}" side
         side="$(cut -d' ' -f2 <<<"$fen")"
         local stones="${board//[^WB]/}"
@@ -272,7 +267,7 @@ run() {
             printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$stones" "$word" "$best" \
                 "$nodes" "$seconds" "$rss" "$proof" "$held" "${open#open: }" "$fen" >>"$out"
         fi
-    done <"$list"
+    done < <(ladder_positions "$list" "${select[@]}")
 }
 
 usage() {

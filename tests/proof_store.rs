@@ -141,9 +141,9 @@ fn a_stored_result_is_a_leaf_and_the_proof_stands_without_the_store() {
     );
 }
 
-/// The engine's answer to `solve` at Dimy's start, with the store `store` as its default
-/// and the tables in `tables`.
-fn engine_solve(store: &str, tables: &str) -> String {
+/// What the engine writes for the commands `input` (ended by `quit`), with the store
+/// `store` as its default and no default tables.
+fn engine_output(store: &str, input: &str) -> Vec<String> {
     use std::io::{BufRead, BufReader, Write};
     let mut engine = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
         .env("VATO_TABLEBASES", "")
@@ -153,21 +153,27 @@ fn engine_solve(store: &str, tables: &str) -> String {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("vato runs");
-    let mut input = engine.stdin.take().unwrap();
-    writeln!(
-        input,
-        "setoption name Variant value dimy\nsetoption name TablebasePath value {tables}\n\
-         position startpos\nsolve"
-    )
-    .unwrap();
-    let answer = BufReader::new(engine.stdout.take().unwrap())
+    let mut stdin = engine.stdin.take().unwrap();
+    writeln!(stdin, "{input}\nquit").unwrap();
+    let lines = BufReader::new(engine.stdout.take().unwrap())
         .lines()
         .map(|line| line.unwrap())
-        .find(|line| line.starts_with("info string solve") || line.contains("error"))
-        .unwrap_or_default();
-    writeln!(input, "quit").unwrap();
+        .collect();
     engine.wait().unwrap();
-    answer
+    lines
+}
+
+/// The engine's answer to `solve` at Dimy's start, with the store `store` as its default
+/// and the tables in `tables`.
+fn engine_solve(store: &str, tables: &str) -> String {
+    let input = format!(
+        "setoption name Variant value dimy\nsetoption name TablebasePath value {tables}\n\
+         position startpos\nsolve"
+    );
+    engine_output(store, &input)
+        .into_iter()
+        .find(|line| line.starts_with("info string solve") || line.contains("error"))
+        .unwrap_or_default()
 }
 
 #[test]
@@ -273,7 +279,6 @@ fn a_damaged_or_foreign_store_is_refused_in_one_line_and_the_solver_goes_on() {
 /// 3-stone tables, and a text book that offers it after d3e3W beside another reply.
 #[test]
 fn the_book_marks_a_turn_the_store_proves() {
-    use std::io::{BufRead, BufReader, Write};
     let dir = folder("book");
     let tables = dir.join("tables");
     build(&tables, 3, &Rules::default(), 2, Progress::Quiet).unwrap();
@@ -286,30 +291,16 @@ fn the_book_marks_a_turn_the_store_proves() {
     let book = dir.join("book.txt");
     std::fs::write(&book, "d3e3W\tc4c3Ad3W 2 d4d3A 1\n").unwrap();
 
-    let listing = |store: &str| {
-        let mut engine = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
-            .env("VATO_TABLEBASES", "")
-            .env("VATO_PROOFS", store)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .expect("vato runs");
-        let mut input = engine.stdin.take().unwrap();
-        writeln!(
-            input,
-            "setoption name TablebasePath value {tables}\nsetoption name BookFile value {}\n\
-             position startpos moves d3e3W\nbook\nquit",
-            book.display()
-        )
-        .unwrap();
-        let lines: Vec<String> = BufReader::new(engine.stdout.take().unwrap())
-            .lines()
-            .map(|line| line.unwrap())
+    let input = format!(
+        "setoption name TablebasePath value {tables}\nsetoption name BookFile value {}\n\
+         position startpos moves d3e3W\nbook",
+        book.display()
+    );
+    let listing = |store: &str| -> Vec<String> {
+        engine_output(store, &input)
+            .into_iter()
             .filter(|line| line.starts_with("book "))
-            .collect();
-        engine.wait().unwrap();
-        lines
+            .collect()
     };
     assert_eq!(
         listing(store),

@@ -51,7 +51,6 @@ pub fn default_store_dir() -> Option<PathBuf> {
     data_folder(PROOFS_VARIABLE, "proofs")
 }
 
-/// The bit of `owner`'s `guarantee` in an entry's flags.
 /// What a store proves about a position for one side.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Proven {
@@ -92,6 +91,7 @@ impl std::fmt::Display for Proven {
     }
 }
 
+/// The bit of `owner`'s `guarantee` in an entry's flags.
 fn flag(owner: Color, guarantee: Guarantee) -> u8 {
     let side = match owner {
         Color::White => 0,

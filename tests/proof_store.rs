@@ -274,11 +274,12 @@ fn a_damaged_or_foreign_store_is_refused_in_one_line_and_the_solver_goes_on() {
     );
 }
 
-/// The engine's `book` marks a turn whose position the default store settles: the
-/// ladder's easiest rung (Black's reply c4c3Ad3W to d3e3W, a White win) proved over the
-/// 3-stone tables, and a text book that offers it after d3e3W beside another reply.
+/// The engine's `book` marks a turn whose position the default store settles, and the
+/// engine playing from the book does not play it when it is a proven loss: the ladder's
+/// easiest rung (Black's reply c4c3Ad3W to d3e3W, a White win) proved over the 3-stone
+/// tables, and a text book that offers it after d3e3W beside another reply.
 #[test]
-fn the_book_marks_a_turn_the_store_proves() {
+fn the_book_marks_a_turn_the_store_proves_and_never_plays_a_proven_loss() {
     let dir = folder("book");
     let tables = dir.join("tables");
     build(&tables, 3, &Rules::default(), 2, Progress::Quiet).unwrap();
@@ -316,5 +317,32 @@ fn the_book_marks_a_turn_the_store_proves() {
             "book d4d3A weight 1 score 0 depth 0",
         ],
         "no store, no marks"
+    );
+
+    // Playing from the book, the engine never picks a turn the store proves lost.
+    let input = format!(
+        "setoption name TablebasePath value {tables}\nsetoption name BookFile value {}\n\
+         setoption name OwnBook value true\nposition startpos moves d3e3W\ngo depth 1",
+        book.display()
+    );
+    let played = |store: &str| -> Vec<String> {
+        engine_output(store, &input)
+            .into_iter()
+            .filter(|line| line.starts_with("bestmove") || line.starts_with("info string book "))
+            .collect()
+    };
+    assert_eq!(
+        played(store),
+        [
+            "info string book d4d3A weight 1 score 0 depth 0",
+            "bestmove d4d3A"
+        ]
+    );
+    assert_eq!(
+        played(""),
+        [
+            "info string book c4c3Ad3W weight 2 score 0 depth 0",
+            "bestmove c4c3Ad3W"
+        ]
     );
 }

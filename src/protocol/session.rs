@@ -33,7 +33,7 @@ use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::rules::variant::Variant;
 use crate::solve::{
-    Budget, Certificate, Method, ProofStore, default_store_dir, solve_on_own_stack,
+    Budget, Certificate, Method, ProofStore, Proven, default_store_dir, solve_on_own_stack,
 };
 use crate::tablebase::{Tablebase, Value as TablebaseValue, default_dir, layer_names};
 use crate::timestamp::log_timestamp;
@@ -164,6 +164,9 @@ pub struct Session {
     telo: Option<telo::TeloState>,
     /// The opening book `BookFile` names, once `OwnBook` or `book` needed it.
     book: Option<Arc<Book>>,
+    /// The default proof store as read for the rules and the tables in use (their most
+    /// stones) when the book last needed it; `None` inside when there is none they serve.
+    proof_store: Option<(crate::rules::Rules, usize, Option<Arc<ProofStore>>)>,
     /// The proof `ProofFile` names, if any.
     proof: Option<Arc<Certificate>>,
     /// The protocol the last `uci` or `ugi` opened; none until one of them comes.
@@ -221,6 +224,7 @@ impl Session {
             network: crate::engine::nnue::embedded(),
             telo: None,
             book: None,
+            proof_store: None,
             proof: None,
             dialect: Dialect::Bare,
             debug: false,
@@ -642,21 +646,48 @@ impl Session {
     }
 
     /// The book's choice at the root: `OwnBook` on, within `BookDepth` plies of the start,
-    /// the position in a book made for the game's rules, and the turn among `searchmoves`.
-    fn book_choice(&self, searchmoves: &[Turn]) -> Option<(Turn, BookTurn)> {
-        let position = self.game.position();
-        if !self.options.own_book || book::game_ply(position) >= self.options.book_depth {
+    /// the position in a book made for the game's rules, and the turn among `searchmoves`,
+    /// never one the proof store proves lost.
+    fn book_choice(&mut self, searchmoves: &[Turn]) -> Option<(Turn, BookTurn)> {
+        let position = *self.game.position();
+        if !self.options.own_book || book::game_ply(&position) >= self.options.book_depth {
             return None;
         }
+        let store = self.proof_store();
+        let lost = |turn: Turn| {
+            let next = position.play(turn);
+            store.as_ref().is_some_and(|store| {
+                store.proven(next.key(), next.side_to_move()) == Some(Proven::Win)
+            })
+        };
         let unit = Rng::new(clock_seed()).next_unit();
         book::book_turn(
             self.book.as_ref()?,
-            position,
+            &position,
             self.game.rules(),
             searchmoves,
+            lost,
             self.options.book_variety,
             unit,
         )
+    }
+
+    /// The default proof store (see [`read_proof_store`]), read again only when the rules
+    /// or the tables in use have changed.
+    fn proof_store(&mut self) -> Option<Arc<ProofStore>> {
+        let rules = *self.game.rules();
+        let tables = self.tables_in_use();
+        let stones = tables.as_ref().map_or(0, |t| t.max_stones());
+        match &self.proof_store {
+            Some((read_for, read_with, store)) if (*read_for, *read_with) == (rules, stones) => {
+                store.clone()
+            }
+            _ => {
+                let store = read_proof_store(&rules, tables.as_deref()).map(Arc::new);
+                self.proof_store = Some((rules, stones, store.clone()));
+                store
+            }
+        }
     }
 
     /// `book`: the book's turns for the current position, one line each.
@@ -675,8 +706,7 @@ impl Session {
             Err(why) => self.say(&format!("book none: {why}")),
             Ok(turns) if turns.is_empty() => self.say("book none: the position is not in the book"),
             Ok(turns) => {
-                let tables = self.tables_in_use();
-                let store = read_proof_store(&rules, tables.as_deref());
+                let store = self.proof_store();
                 let proven = |t: &BookTurn| -> String {
                     let Some(store) = &store else {
                         return String::new();

@@ -46,20 +46,24 @@ pub(super) fn turns_for(
     Ok(book.turns(position.key()))
 }
 
-/// The book's turn for `position`, among `searchmoves` when some are given: `None` when
-/// the book is for other rules, lacks the position or offers none of those turns.
+/// The book's turn for `position`, among `searchmoves` when some are given and never one
+/// that `lost` says loses: `None` when the book is for other rules, lacks the position or
+/// offers none of those turns.
 pub(super) fn book_turn(
     book: &Book,
     position: &Position,
     rules: &Rules,
     searchmoves: &[Turn],
+    lost: impl Fn(Turn) -> bool,
     variety: bool,
     unit: f64,
 ) -> Option<(Turn, BookTurn)> {
     let turns = turns_for(book, position, rules).ok()?;
     let legal = |text: &str| parse_turn(position, rules.turn_rules(), text).ok();
     let allowed = |t: &BookTurn| {
-        legal(&t.turn).is_some_and(|turn| searchmoves.is_empty() || searchmoves.contains(&turn))
+        legal(&t.turn).is_some_and(|turn| {
+            (searchmoves.is_empty() || searchmoves.contains(&turn)) && !lost(turn)
+        })
     };
     let chosen = choose(&turns, allowed, variety, unit)?;
     Some((legal(&chosen.turn)?, chosen.clone()))

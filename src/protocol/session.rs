@@ -655,10 +655,9 @@ impl Session {
         }
         let store = self.proof_store();
         let lost = |turn: Turn| {
-            let next = position.play(turn);
-            store.as_ref().is_some_and(|store| {
-                store.proven(next.key(), next.side_to_move()) == Some(Proven::Win)
-            })
+            store
+                .as_ref()
+                .is_some_and(|store| store.proven_after(&position, turn) == Some(Proven::Loss))
         };
         let unit = Rng::new(clock_seed()).next_unit();
         book::book_turn(
@@ -713,9 +712,8 @@ impl Session {
                     };
                     parse_turn(&position, rules.turn_rules(), &t.turn)
                         .ok()
-                        .map(|turn| position.play(turn))
-                        .and_then(|next| store.proven(next.key(), next.side_to_move()))
-                        .map(|p| format!(" proven {}", p.for_the_other_side()))
+                        .and_then(|turn| store.proven_after(&position, turn))
+                        .map(|proven| format!(" proven {proven}"))
                         .unwrap_or_default()
                 };
                 self.out

@@ -218,6 +218,14 @@ impl ProofStore {
         })
     }
 
+    /// What the store proves, for the side to move at `position`, about playing `turn`
+    /// there.
+    pub fn proven_after(&self, position: &Position, turn: Turn) -> Option<Proven> {
+        let next = position.play(turn);
+        self.proven(next.key(), next.side_to_move())
+            .map(Proven::for_the_other_side)
+    }
+
     /// Whether `owner` keeps `guarantee` from the position with key `key`: `Some(true)`
     /// when it is stored, `Some(false)` when the other side's result rules it out, `None`
     /// when the store does not know.

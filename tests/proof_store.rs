@@ -212,6 +212,51 @@ fn shards_stores_merged_give_the_values_of_one_run() {
     assert!(ok && store_counts(&answer).0 == 0, "{answer}{error}");
 }
 
+/// A proof file (such as those committed under `proofs/`) joins a store once it is
+/// checked, so a store lost with its machine is rebuilt from the proofs; a damaged proof
+/// or one of other rules is refused in one line and the store is left as it was.
+#[test]
+fn a_checked_proof_file_joins_the_store_and_a_bad_one_is_refused() {
+    let dir = folder("proof-file");
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let (proof, store, refused) = (path("small.proof"), path("store"), path("refused"));
+
+    let (ok, plain, error) = vato_solve(&["--fen", SMALL, "--no-store", "--proof", &proof]);
+    assert!(ok && plain.starts_with("loss "), "{plain}{error}");
+    let (ok, answer, error) = vato_solve(&["--merge-store", &proof, "--store", &store]);
+    assert!(ok, "{error}");
+    let (added, all) = store_counts(&answer);
+    assert!(added > 0 && added == all, "{answer}");
+    let (ok, answer, error) = vato_solve(&["--fen", SMALL, "--store", &store]);
+    assert!(
+        ok && answer.starts_with("loss ") && nodes_of(&answer) == 0,
+        "answered from the store: {answer}{error}"
+    );
+
+    let mut damaged = std::fs::read(&proof).unwrap();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 0x10;
+    let bad = path("damaged.proof");
+    std::fs::write(&bad, &damaged).unwrap();
+    let (ok, answer, error) = vato_solve(&["--merge-store", &bad, "--store", &refused]);
+    assert!(!ok && answer.is_empty(), "{answer}");
+    assert_eq!(error.trim_end().lines().count(), 1, "{error}");
+    assert!(error.contains("damaged.proof"), "{error}");
+    assert!(!Path::new(&refused).exists(), "nothing written");
+
+    let (ok, _, error) = vato_solve(&[
+        "--merge-store",
+        &proof,
+        "--store",
+        &refused,
+        "--variant",
+        "dimy",
+    ]);
+    assert!(!ok && error.contains("other rules"), "{error}");
+    assert_eq!(error.trim_end().lines().count(), 1, "{error}");
+    assert!(!Path::new(&refused).exists(), "nothing written");
+}
+
 #[test]
 fn a_damaged_or_foreign_store_is_refused_in_one_line_and_the_solver_goes_on() {
     let dir = folder("damaged");

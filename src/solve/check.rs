@@ -24,13 +24,7 @@ pub struct Checked {
 /// Verifies that `certificate`'s strategies prove its value, with `tables` for the
 /// positions it leaves to them.
 pub fn check(certificate: &Certificate, tables: Option<&Tablebase>) -> Result<Checked> {
-    let have = tables.map_or(0, |t| t.max_stones());
-    if usize::from(certificate.table_stones) > have {
-        bail!(
-            "the proof rests on the tables of up to {} stones, and those given go to {have}",
-            certificate.table_stones
-        );
-    }
+    tables_suffice(certificate, tables)?;
     let shapes: Vec<(Color, Guarantee)> = certificate
         .strategies
         .iter()
@@ -61,6 +55,18 @@ pub fn check(certificate: &Certificate, tables: Option<&Tablebase>) -> Result<Ch
         })
         .collect::<Result<Vec<usize>>>()?;
     Ok(Checked { positions })
+}
+
+/// Whether `tables` hold every layer that `certificate` rests on.
+pub fn tables_suffice(certificate: &Certificate, tables: Option<&Tablebase>) -> Result<()> {
+    let have = tables.map_or(0, |t| t.max_stones());
+    if usize::from(certificate.table_stones) > have {
+        bail!(
+            "the proof rests on the tables of up to {} stones, and those given go to {have}",
+            certificate.table_stones
+        );
+    }
+    Ok(())
 }
 
 /// The value of a position that needs no strategy: a finished game, or the tables'.

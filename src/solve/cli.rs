@@ -1,7 +1,7 @@
 //! `vato solve`: a position's proved value from the command line.
 
 use super::certificate::Certificate;
-use super::check::check;
+use super::check::{check, tables_suffice};
 use super::checkpoint::Checkpoint;
 use super::dfpn::{Budget, Method};
 use super::sample::{agreement, random_positions};
@@ -96,9 +96,10 @@ pub struct SolveArgs {
     /// Solve without the proof store: nothing is read from it or added to it.
     #[arg(long)]
     no_store: bool,
-    /// Add the results of the stores in these folders (other machines', shards') to the
-    /// proof store, as one new segment, and stop.
-    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with_all = ["fen", "shard", "combine", "checkpoint", "proof", "check", "sample", "no_store"])]
+    /// Add the results of the stores in these folders (other machines', shards') and of
+    /// these proof files (each checked first, with the tables it rests on) to the proof
+    /// store, as one new segment, and stop.
+    #[arg(long, value_name = "DIR|FILE", num_args = 1.., conflicts_with_all = ["fen", "shard", "combine", "checkpoint", "proof", "check", "sample", "no_store"])]
     merge_store: Option<Vec<PathBuf>>,
     /// Read the lines of the shards' outputs and give the root's value from its turns'
     /// values (every turn must be there, decided).
@@ -198,9 +199,14 @@ fn table_dir(args: &SolveArgs) -> Option<PathBuf> {
 
 /// The tables `args` asks for under `rules`: none when the default folder has none.
 fn open_tables(args: &SolveArgs, rules: Rules) -> Result<Option<Tablebase>> {
+    open_tables_of(args, rules, args.tablebase_stones)
+}
+
+/// [`open_tables`] with the layers of up to `stones` stones only.
+fn open_tables_of(args: &SolveArgs, rules: Rules, stones: usize) -> Result<Option<Tablebase>> {
     Ok(match table_dir(args) {
         Some(dir) if dir.is_dir() => {
-            let tables = Tablebase::open(&dir, rules, args.tablebase_stones)?;
+            let tables = Tablebase::open(&dir, rules, stones)?;
             (!tables.layers().is_empty()).then_some(tables)
         }
         Some(dir) if args.tablebase_path.is_some() => {
@@ -276,7 +282,8 @@ fn save_store(store: &mut ProofStore, dir: &Path) -> Result<String> {
     ))
 }
 
-/// `vato solve --merge-store DIR...`: the stores' results added to the proof store.
+/// `vato solve --merge-store DIR|FILE...`: the stores' results and the proof files'
+/// strategies added to the proof store. Nothing is written unless every source is good.
 fn merge_stores(args: &SolveArgs, sources: &[PathBuf], out: &mut impl Write) -> Result<()> {
     let rules = args.rules.rules();
     let Some(dir) = store_dir(args) else {
@@ -284,13 +291,44 @@ fn merge_stores(args: &SolveArgs, sources: &[PathBuf], out: &mut impl Write) -> 
     };
     let mut store = ProofStore::open(&dir, &rules)?;
     for source in sources {
-        if !source.is_dir() {
-            bail!("--merge-store {}: not a directory", source.display());
+        if source.is_dir() {
+            store.absorb(&ProofStore::open(source, &rules)?)?;
+        } else if source.is_file() {
+            keep_proof(args, &mut store, source)?;
+        } else {
+            bail!(
+                "--merge-store {}: no such store or proof file",
+                source.display()
+            );
         }
-        store.absorb(&ProofStore::open(source, &rules)?)?;
     }
     writeln!(out, "{}", save_store(&mut store, &dir)?)?;
     out.flush()?;
+    Ok(())
+}
+
+/// Adds the strategies of the proof file `file` to `store`, each followed (so checked)
+/// with the table layers the proof rests on and no larger ones, so that the store does
+/// not come to need more tables than the proof did.
+fn keep_proof(args: &SolveArgs, store: &mut ProofStore, file: &Path) -> Result<()> {
+    let certificate = Certificate::read(file)?;
+    if certificate.rules != args.rules.rules() {
+        bail!(
+            "{}: the proof is for other rules (give the --variant and chain rule it was made with)",
+            file.display()
+        );
+    }
+    let stones = args
+        .tablebase_stones
+        .min(usize::from(certificate.table_stones));
+    let tables = open_tables_of(args, certificate.rules, stones)?;
+    tables_suffice(&certificate, tables.as_ref())?;
+    let (root, rules) = (&certificate.root, &certificate.rules);
+    for strategy in &certificate.strategies {
+        store
+            .keep(root, rules, tables.as_ref(), strategy)
+            .with_context(|| format!("{} does not prove its value", file.display()))?;
+    }
     Ok(())
 }
 

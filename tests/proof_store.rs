@@ -319,12 +319,13 @@ fn a_damaged_or_foreign_store_is_refused_in_one_line_and_the_solver_goes_on() {
     );
 }
 
-/// The engine's `book` marks a turn whose position the default store settles, and the
-/// engine playing from the book does not play it when it is a proven loss: the ladder's
-/// easiest rung (Black's reply c4c3Ad3W to d3e3W, a White win) proved over the 3-stone
-/// tables, and a text book that offers it after d3e3W beside another reply.
+/// The engine's `book` marks a turn whose position the default store settles, the engine
+/// playing from the book does not play it when it is a proven loss, and the engine plays
+/// the store's win where the store proves one: the ladder's easiest rung (Black's reply
+/// c4c3Ad3W to d3e3W, a White win) proved over the 3-stone tables, and a text book that
+/// offers it after d3e3W beside another reply.
 #[test]
-fn the_book_marks_a_turn_the_store_proves_and_never_plays_a_proven_loss() {
+fn the_engine_plays_what_the_store_proves_and_its_book_says_so() {
     let dir = folder("book");
     let tables = dir.join("tables");
     build(&tables, 3, &Rules::default(), 2, Progress::Quiet).unwrap();
@@ -333,9 +334,10 @@ fn the_book_marks_a_turn_the_store_proves_and_never_plays_a_proven_loss() {
     let rung = "BBBBBBBBB/BB1BBBBBB/B2BWBWBW/WW1WWWWWW/WW1WWWWWW w 0 2";
     let (ok, answer, _) =
         vato_solve(&["--fen", rung, "--tablebase-path", tables, "--store", store]);
-    assert!(ok && answer.starts_with("win"), "{answer}");
+    assert!(ok && answer.starts_with("win bestmove "), "{answer}");
+    let winning = answer.split_whitespace().nth(2).unwrap().to_string();
     let book = dir.join("book.txt");
-    std::fs::write(&book, "d3e3W\tc4c3Ad3W 2 d4d3A 1\n").unwrap();
+    std::fs::write(&book, "-\td3e3W 1\nd3e3W\tc4c3Ad3W 2 d4d3A 1\n").unwrap();
 
     let input = format!(
         "setoption name TablebasePath value {tables}\nsetoption name BookFile value {}\n\
@@ -364,6 +366,29 @@ fn the_book_marks_a_turn_the_store_proves_and_never_plays_a_proven_loss() {
         "no store, no marks"
     );
 
+    // The opening base exported for the web interface says so too.
+    let base = dir.join("base.json");
+    let export = |store: &str| -> serde_json::Value {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_vato"))
+            .env("VATO_TABLEBASES", "")
+            .env("VATO_PROOFS", store)
+            .args(["book", "export"])
+            .args([&book, &base])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        serde_json::from_slice(&std::fs::read(&base).unwrap()).unwrap()
+    };
+    let replies = |base: &serde_json::Value| base["nodes"]["d3e3W"]["l"].clone();
+    assert_eq!(
+        replies(&export(store)),
+        serde_json::json!([["c4c3Ad3W", 0, "c4c3Ad3W", "loss"], ["d4d3A", 0, "d4d3A"]])
+    );
+    assert_eq!(
+        replies(&export("")),
+        serde_json::json!([["c4c3Ad3W", 0, "c4c3Ad3W"], ["d4d3A", 0, "d4d3A"]])
+    );
+
     // Playing from the book, the engine never picks a turn the store proves lost.
     let input = format!(
         "setoption name TablebasePath value {tables}\nsetoption name BookFile value {}\n\
@@ -390,4 +415,38 @@ fn the_book_marks_a_turn_the_store_proves_and_never_plays_a_proven_loss() {
             "bestmove c4c3Ad3W"
         ]
     );
+
+    // In the rung, White plays the store's win at once, unless weakened or without it.
+    let answer = |store: &str, options: &str| -> Vec<String> {
+        let input = format!(
+            "setoption name TablebasePath value {tables}
+{options}             position fen {rung}
+go depth 1"
+        );
+        engine_output(store, &input)
+            .into_iter()
+            .filter(|line| line.starts_with("bestmove") || line.starts_with("info string proven"))
+            .collect()
+    };
+    assert_eq!(
+        answer(store, ""),
+        [
+            format!("info string proven win {winning}"),
+            format!("bestmove {winning}")
+        ]
+    );
+    for (store, options) in [
+        ("", ""),
+        (
+            store,
+            "setoption name Skill Level value 3
+",
+        ),
+    ] {
+        let lines = answer(store, options);
+        assert!(
+            lines.len() == 1 && lines[0].starts_with("bestmove "),
+            "{lines:?}"
+        );
+    }
 }

@@ -13,6 +13,7 @@ use crate::rules::board::Board;
 use crate::rules::fen::parse_position_on;
 use crate::safe_file::write_atomically;
 use crate::shard::Shard;
+use crate::solve::{ProofStore, default_store_dir};
 use crate::tablebase::TableRules;
 use anyhow::{Context, Result};
 use std::io::Write;
@@ -79,6 +80,10 @@ pub enum BookCommand {
         /// `json` for a file ending in `.json`, else `text`.
         #[arg(long)]
         format: Option<ExportFormat>,
+        /// The proof store whose values the opening base gives its turns (`json` only);
+        /// default the one in Vato's data folder, if any (`$VATO_PROOFS`).
+        #[arg(long, value_name = "DIR")]
+        store: Option<PathBuf>,
         #[command(flatten)]
         rules: TableRules,
     },
@@ -259,7 +264,11 @@ pub fn run_cli(command: BookCommand, out: &mut impl Write) -> Result<()> {
             )?;
         }
         BookCommand::Export {
-            book, text, format, ..
+            book,
+            text,
+            format,
+            store,
+            ..
         } => {
             let contents = read_any(&book, book_rules)?;
             let unreachable = match ExportFormat::for_file(format, &text) {
@@ -276,7 +285,19 @@ pub fn run_cli(command: BookCommand, out: &mut impl Write) -> Result<()> {
                 }
                 ExportFormat::Json => {
                     let net = format!("vato {}", env!("CARGO_PKG_VERSION"));
-                    let base = write_web_json(&contents, &net);
+                    // A store asked for must be read; the default one is left out, with
+                    // a warning, when it cannot be.
+                    let store = match (&store, store.clone().or_else(default_store_dir)) {
+                        (Some(_), Some(dir)) => Some(ProofStore::open(&dir, &rules)?),
+                        (None, Some(dir)) => ProofStore::open(&dir, &rules)
+                            .inspect_err(|e| tracing::warn!("{e:#}: no proven values written"))
+                            .ok(),
+                        (_, None) => None,
+                    };
+                    let base = write_web_json(&contents, &net, |position, turn| {
+                        let proven = store.as_ref()?.proven_after(position, turn)?;
+                        Some(proven.to_string())
+                    });
                     write_atomically(&text, base.json.as_bytes())?;
                     writeln!(
                         out,

@@ -4,11 +4,14 @@
 //! `nodes`, a map from the turns played from the start, joined by spaces (`""` for the
 //! start), to `{"d": depth, "l": lines}`; each line is `[turn, score, principal
 //! variation]`, best first, the score in centi-stones for the side playing the turn as
-//! `info score cp` gives it, a win or loss in `n` turns as ±(30000 − n).
+//! `info score cp` gives it, a win or loss in `n` turns as ±(30000 − n). A turn whose
+//! value the proof store settles has a fourth element, what it is proven to be for the
+//! side playing it: `"win"`, `"loss"`, `"draw"`, `"draw or better"` or `"draw or worse"`.
 
 use super::contents::{BookContents, BookTurn};
 use crate::rules::notation::parse_turn;
 use crate::rules::position::Position;
+use crate::rules::turn::Turn;
 use crate::rules::{Rules, TurnRules};
 use serde_json::{Map, Value, json};
 use std::collections::{HashSet, VecDeque};
@@ -33,8 +36,13 @@ pub struct WebBase {
 /// Writes `contents` as the web interface's opening base. The interface looks a position
 /// up by the turns played to it, so every path of book turns from the start gets its node,
 /// a transposition one node per path; a path that comes back to a position already on it
-/// stops there. `net` names what the book was searched with.
-pub fn write_web_json(contents: &BookContents, net: &str) -> WebBase {
+/// stops there. `net` names what the book was searched with; `proven` says what a turn
+/// from a position is proven to be for the side playing it, when that is known.
+pub fn write_web_json(
+    contents: &BookContents,
+    net: &str,
+    proven: impl Fn(&Position, Turn) -> Option<String>,
+) -> WebBase {
     let rules = contents.rules.rules();
     let turn_rules = rules.turn_rules();
     let mut nodes = Map::new();
@@ -60,7 +68,9 @@ pub fn write_web_json(contents: &BookContents, net: &str) -> WebBase {
             };
             let next = position.play(turn);
             let pv = principal_variation(contents, &rules, &book_turn.turn, next, &keys);
-            lines.push(json!([book_turn.turn, book_turn.score, pv]));
+            let mut line = vec![json!(book_turn.turn), json!(book_turn.score), json!(pv)];
+            line.extend(proven(&position, turn).map(Value::from));
+            lines.push(Value::Array(line));
             if !keys.contains(&next.key()) {
                 let mut next_path = path.clone();
                 next_path.push(book_turn.turn.clone());
@@ -136,7 +146,12 @@ mod tests {
                 (29_990, 9)
             };
         }
-        let written = write_web_json(&contents, "vato test");
+        // A stand-in for the proof store: it knows one turn from the start.
+        let start = rules.rules().start();
+        let proven_turn = parse_turn(&start, rules.rules().turn_rules(), "d3e3W").unwrap();
+        let written = write_web_json(&contents, "vato test", |position, turn| {
+            (*position == start && turn == proven_turn).then(|| "draw".to_string())
+        });
         assert_eq!(
             (written.nodes, written.positions, written.unreachable),
             (2, 2, 0)
@@ -160,7 +175,7 @@ mod tests {
             assert!(node["d"].is_u64());
             for line in node["l"].as_array().unwrap() {
                 let line = line.as_array().unwrap();
-                assert_eq!(line.len(), 3);
+                assert!(line.len() == 3 || line.len() == 4 && line[3].is_string());
                 assert!(line[0].is_string() && line[1].is_i64() && line[2].is_string());
                 assert!(
                     line[2]
@@ -179,7 +194,10 @@ mod tests {
         assert_eq!(start["d"], 9);
         assert_eq!(
             start["l"],
-            json!([["f2e3A", 29_990, "f2e3A c3d4W"], ["d3e3W", 40, "d3e3W"]])
+            json!([
+                ["f2e3A", 29_990, "f2e3A c3d4W"],
+                ["d3e3W", 40, "d3e3W", "draw"]
+            ])
         );
         // Without scores (a book from text), the weights order the lines.
         assert_eq!(

@@ -908,17 +908,33 @@ impl Session {
         } else {
             self.tablebase_lines(&limits.searchmoves, self.options.multipv as usize)
         };
-        // The book answers real turns only: never an analysis (`infinite`) or a ponder
-        // search, which wait for `stop`.
-        let proven = match &self.proof {
-            Some(certificate) if !decided && from_tables.is_none() => proof::proven_turn(
+        // A proof's turn: the ProofFile's, else the default proof store's at full
+        // strength (a proven turn is never worse than the search's, which still replaces
+        // a draw's turn when it finds a win; a weakened level plays its own turns).
+        let full_strength = self.options.effective_skill() >= skill::FULL_STRENGTH;
+        let proven = if decided || from_tables.is_some() {
+            None
+        } else if let Some(certificate) = &self.proof {
+            proof::proven_turn(
                 certificate,
                 self.game.position(),
                 self.game.rules(),
                 &limits.searchmoves,
-            ),
-            _ => None,
+            )
+        } else if full_strength {
+            self.proof_store().and_then(|store| {
+                proof::stored_turn(
+                    &store,
+                    self.game.position(),
+                    self.game.rules(),
+                    &limits.searchmoves,
+                )
+            })
+        } else {
+            None
         };
+        // The book answers real turns only: never an analysis (`infinite`) or a ponder
+        // search, which wait for `stop`.
         let from_book = if decided
             || from_tables.is_some()
             || proven.is_some()

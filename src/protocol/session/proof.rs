@@ -1,9 +1,10 @@
-//! A proof in a session: which one is read, and the turn it prescribes.
+//! A proof in a session: which one is read, and the turn it (or the proof store)
+//! prescribes.
 
 use crate::rules::Rules;
 use crate::rules::position::Position;
 use crate::rules::turn::Turn;
-use crate::solve::{Certificate, Guarantee};
+use crate::solve::{Certificate, Guarantee, ProofStore};
 use std::fmt;
 
 /// The turn a proof prescribes in the position to play, and what it keeps.
@@ -43,6 +44,33 @@ pub(super) fn describe(certificate: &Certificate, file: &str) -> String {
     )
 }
 
+/// The proof store's turn for `position` under `rules` (the rules the store was read
+/// for), among `searchmoves` when some are given: a win's turn when the store proves the
+/// side to move wins, else a turn that keeps a draw when it proves that; `None` in a vela
+/// game (the store knows none) or when the store proves nothing for the side to move.
+pub(super) fn stored_turn(
+    store: &ProofStore,
+    position: &Position,
+    rules: &Rules,
+    searchmoves: &[Turn],
+) -> Option<Proven> {
+    if rules.vela.is_some() {
+        return None;
+    }
+    let (key, mover) = (position.key(), position.side_to_move());
+    let (guarantee, turn) = [Guarantee::Win, Guarantee::NoLoss]
+        .into_iter()
+        .find_map(|g| store.turn(key, mover, g).map(|turn| (g, turn)))?;
+    allowed(turn, position, rules, searchmoves).then_some(Proven { turn, guarantee })
+}
+
+/// Whether `turn` is legal in `position` and among `searchmoves` when some are given.
+fn allowed(turn: Turn, position: &Position, rules: &Rules, searchmoves: &[Turn]) -> bool {
+    let mut legal = Vec::new();
+    rules.turn_rules().generate(position, &mut legal);
+    legal.contains(&turn) && (searchmoves.is_empty() || searchmoves.contains(&turn))
+}
+
 /// The proof's turn for `position` under `rules`, among `searchmoves` when some are given:
 /// `None` when the proof is for other rules, has no strategy of the side to move that
 /// reaches the position, or prescribes no legal turn allowed.
@@ -63,10 +91,7 @@ pub(super) fn proven_turn(
         .iter()
         .find(|s| s.owner == position.side_to_move() && s.turn(position.key()).is_some())?;
     let turn = strategy.turn(position.key())?;
-    let mut legal = Vec::new();
-    rules.turn_rules().generate(position, &mut legal);
-    let allowed = legal.contains(&turn) && (searchmoves.is_empty() || searchmoves.contains(&turn));
-    allowed.then_some(Proven {
+    allowed(turn, position, rules, searchmoves).then_some(Proven {
         turn,
         guarantee: strategy.guarantee,
     })

@@ -8,8 +8,13 @@
 //! time, the table's proved ones first) and won backwards from the finished games and
 //! the tables, as the tables themselves are built: the other side's position is won when
 //! all its children are, the owner's when one candidate is, with that turn. A position is
-//! won only after the one its turn leads to, so no line of the strategy repeats. When the
-//! root is not won, every owner's position still open tries its next candidate.
+//! won only after the one its turn leads to, so no line of the strategy repeats. A
+//! position that cannot be won any more (the other side has a turn the owner does not
+//! win, or the owner has tried every candidate) says so at once to the positions before
+//! it: the other side's fail with it, and the owner's open their next candidate. Only
+//! when nothing is left to gather and the root is still not won (its candidates go round
+//! in circles) does every owner's position still open try its next candidate, in the
+//! order the positions were gathered, so that a run is the same each time.
 
 use super::dfpn::Search;
 use super::strategy::Guarantee;
@@ -24,11 +29,15 @@ struct Node {
     candidates: Vec<Turn>,
     /// The other side to move: children not won yet.
     remaining: usize,
-    /// Whether the position cannot be won (the other side has a turn to a settled
-    /// position the owner does not win).
+    /// The owner to move: candidates opened whose positions are not known hopeless.
+    open: usize,
+    /// Whether the position cannot be won (the other side has a turn to a position the
+    /// owner does not win, or the owner has no candidate left that might win).
     hopeless: bool,
     /// Won, with the owner's turn when the owner is to move.
     won: Option<Option<Turn>>,
+    /// When it was first reached: the order of the search's widening steps.
+    order: usize,
 }
 
 struct Attractor {
@@ -39,6 +48,8 @@ struct Attractor {
     parents: HashMap<u64, Vec<(u64, Option<Turn>)>>,
     to_gather: Vec<u64>,
     newly_won: Vec<u64>,
+    /// Positions found hopeless, whose positions before them are still to be told.
+    newly_hopeless: Vec<u64>,
 }
 
 impl Attractor {
@@ -46,17 +57,24 @@ impl Attractor {
     /// played it), to be gathered once.
     fn link(&mut self, position: Position, parent: Option<(u64, Option<Turn>)>) -> u64 {
         let key = position.key();
+        let order = self.nodes.len();
         self.nodes.entry(key).or_insert_with(|| {
             self.to_gather.push(key);
             Node {
                 position,
                 candidates: Vec::new(),
                 remaining: 0,
+                open: 0,
                 hopeless: false,
                 won: None,
+                order,
             }
         });
-        if let Some(parent) = parent {
+        // A hopeless position has told those before it already; a new one is told by
+        // its caller.
+        if let Some(parent) = parent
+            && !self.nodes[&key].hopeless
+        {
             self.parents.entry(key).or_default().push(parent);
         }
         key
@@ -74,6 +92,53 @@ impl Attractor {
         self.nodes.get(&key).is_some_and(|node| node.won.is_some())
     }
 
+    fn is_hopeless(&self, key: u64) -> bool {
+        self.nodes.get(&key).is_some_and(|node| node.hopeless)
+    }
+
+    /// Marks a position not won as hopeless, to be told to the positions before it.
+    fn give_up(&mut self, key: u64) {
+        let node = self.nodes.get_mut(&key).expect("registered");
+        if node.won.is_none() && !node.hopeless {
+            node.hopeless = true;
+            self.newly_hopeless.push(key);
+        }
+    }
+
+    /// A hopeless position tells the positions before it: the other side's are hopeless
+    /// too, and the owner's that played into it open their next candidate.
+    fn retreat(&mut self, key: u64) {
+        for (parent, turn) in self.parents.remove(&key).unwrap_or_default() {
+            if self.nodes[&parent].won.is_some() || self.nodes[&parent].hopeless {
+                continue;
+            }
+            match turn {
+                None => self.give_up(parent),
+                Some(_) => {
+                    self.nodes.get_mut(&parent).expect("registered").open -= 1;
+                    self.open_next_or_give_up(parent);
+                }
+            }
+        }
+    }
+
+    /// Opens the owner's position's next candidate that is not known hopeless; gives the
+    /// position up when none is left and none of those opened may still win.
+    fn open_next_or_give_up(&mut self, key: u64) {
+        while self.nodes[&key].won.is_none() {
+            match self.open_next(key) {
+                Some(child) if !self.is_hopeless(child) => return,
+                Some(_) => self.nodes.get_mut(&key).expect("registered").open -= 1,
+                None => {
+                    if self.nodes[&key].open == 0 {
+                        self.give_up(key);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
     /// A won position tells the positions before it.
     fn propagate(&mut self, key: u64) {
         for (parent, turn) in self.parents.remove(&key).unwrap_or_default() {
@@ -81,6 +146,9 @@ impl Attractor {
                 Some(turn) => self.win(parent, Some(turn)),
                 None => {
                     let node = self.nodes.get_mut(&parent).expect("registered");
+                    if node.hopeless || node.won.is_some() {
+                        continue;
+                    }
                     node.remaining -= 1;
                     if node.remaining == 0 {
                         self.win(parent, None);
@@ -90,18 +158,18 @@ impl Attractor {
         }
     }
 
-    /// Opens the next candidate of the owner's position `key`, if it has one left.
-    fn open_next(&mut self, key: u64) -> bool {
+    /// Opens the next candidate of the owner's position `key`, if it has one left: the
+    /// position it leads to.
+    fn open_next(&mut self, key: u64) -> Option<u64> {
         let node = self.nodes.get_mut(&key).expect("registered");
-        let Some(turn) = node.candidates.pop() else {
-            return false;
-        };
+        let turn = node.candidates.pop()?;
+        node.open += 1;
         let child = node.position.play(turn);
         let child = self.link(child, Some((key, Some(turn))));
         if self.is_won(child) {
             self.win(key, Some(turn));
         }
-        true
+        Some(child)
     }
 
     /// The won turns of the owner's positions that play from `root` reaches.
@@ -149,6 +217,7 @@ impl Search<'_> {
             parents: HashMap::new(),
             to_gather: Vec::new(),
             newly_won: Vec::new(),
+            newly_hopeless: Vec::new(),
         };
         let root_key = attractor.link(*root, None);
         loop {
@@ -157,21 +226,25 @@ impl Search<'_> {
             }
             if let Some(key) = attractor.newly_won.pop() {
                 attractor.propagate(key);
+            } else if let Some(key) = attractor.newly_hopeless.pop() {
+                attractor.retreat(key);
             } else if let Some(key) = attractor.to_gather.pop() {
                 self.gather_for_win(key, &mut attractor);
             } else {
-                // Stuck: every owner's position not won tries its next candidate.
-                let open: Vec<u64> = attractor
+                // Stuck in circles: every owner's position not won tries its next
+                // candidate, in the order they were reached.
+                let mut open: Vec<(usize, u64)> = attractor
                     .nodes
                     .iter()
-                    .filter(|(_, n)| n.won.is_none() && !n.candidates.is_empty())
-                    .map(|(&key, _)| key)
+                    .filter(|(_, n)| n.won.is_none() && !n.hopeless && !n.candidates.is_empty())
+                    .map(|(&key, n)| (n.order, key))
                     .collect();
                 if open.is_empty() {
                     return None;
                 }
-                for key in open {
-                    attractor.open_next(key);
+                open.sort_unstable();
+                for (_, key) in open {
+                    attractor.open_next_or_give_up(key);
                 }
             }
         }
@@ -217,7 +290,7 @@ impl Search<'_> {
                 .get_mut(&key)
                 .expect("registered")
                 .candidates = ranked.into_iter().map(|(_, turn)| turn).collect();
-            attractor.open_next(key);
+            attractor.open_next_or_give_up(key);
         } else {
             let mut children = Vec::with_capacity(turns.len());
             for turn in turns {
@@ -225,7 +298,7 @@ impl Search<'_> {
                 match self.settled_for(&child, owner, Guarantee::Win) {
                     Some(true) => {}
                     Some(false) => {
-                        attractor.nodes.get_mut(&key).expect("registered").hopeless = true;
+                        attractor.give_up(key);
                         return;
                     }
                     None => children.push(child),
@@ -234,6 +307,10 @@ impl Search<'_> {
             let mut remaining = 0;
             for child in children {
                 let child = attractor.link(child, Some((key, None)));
+                if attractor.is_hopeless(child) {
+                    attractor.give_up(key);
+                    return;
+                }
                 if !attractor.is_won(child) {
                     remaining += 1;
                 } else {

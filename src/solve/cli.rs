@@ -239,7 +239,8 @@ fn open_store(
             let have = tables.map_or(0, |t| t.max_stones());
             if usize::from(store.table_stones()) > have {
                 tracing::warn!(
-                    "the proof store {} rests on the tables of up to {} stones, and these go                      to {have}: solving without it",
+                    "the proof store {} rests on the tables of up to {} stones, and these go \
+                     to {have}: solving without it",
                     dir.display(),
                     store.table_stones()
                 );

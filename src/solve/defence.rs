@@ -162,7 +162,7 @@ impl Search<'_> {
             None => defence.register(*root),
         };
         loop {
-            if self.out_of_budget() {
+            if self.out_of_budget() || self.writer_full(defence.nodes.len()) {
                 return None;
             }
             if let Some(key) = defence.dying.pop() {

@@ -176,6 +176,10 @@ struct Child {
     low: usize,
 }
 
+/// What a strategy writer keeps for each position it gathers, about: the position, its
+/// turns and children, and the links back to it.
+const WRITER_BYTES_PER_POSITION: usize = 512;
+
 /// The `low` of a value that rests on no repetition of the path above it.
 const INDEPENDENT: usize = usize::MAX;
 
@@ -577,6 +581,22 @@ impl<'a> Search<'a> {
     /// more where it searches again. It gets as much time and as many nodes again as the
     /// search had: a value proved near the limit is not lost for want of its strategy
     /// (which the store and the confirmation of a disproof need).
+    /// Whether a strategy writer that has gathered `gathered` positions has used its
+    /// share of `--memory` (as much again as the proof table), and so stops: the search
+    /// is then aborted, with one warning.
+    pub(super) fn writer_full(&mut self, gathered: usize) -> bool {
+        let room = (self.budget.table_mb.max(1) << 20) / WRITER_BYTES_PER_POSITION;
+        if gathered > room && !self.aborted {
+            tracing::warn!(
+                "writing the strategy down needs more memory than --memory {} gives it \
+                 ({gathered} positions gathered): stopped",
+                self.budget.table_mb
+            );
+            self.aborted = true;
+        }
+        self.aborted
+    }
+
     pub(super) fn budget_for_strategy(&mut self) {
         self.budget.checkpoint = None;
         self.started = Instant::now();

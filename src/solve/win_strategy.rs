@@ -221,7 +221,10 @@ impl Search<'_> {
         };
         let root_key = attractor.link(*root, None);
         loop {
-            if self.out_of_budget() || attractor.is_won(root_key) {
+            if self.out_of_budget()
+                || self.writer_full(attractor.nodes.len())
+                || attractor.is_won(root_key)
+            {
                 break;
             }
             if let Some(key) = attractor.newly_won.pop() {
@@ -243,6 +246,11 @@ impl Search<'_> {
                     return None;
                 }
                 open.sort_unstable();
+                tracing::trace!(
+                    "win strategy stuck with {} positions gathered: {} open ones widen",
+                    attractor.nodes.len(),
+                    open.len()
+                );
                 for (_, key) in open {
                     attractor.open_next_or_give_up(key);
                 }

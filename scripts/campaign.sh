@@ -13,6 +13,11 @@
 #       $SLURM_ARRAY_TASK_ID. Each job keeps a checkpoint and a proof in the campaign
 #       folder; run again after a stop, it goes on from its checkpoint.
 #
+#   scripts/campaign.sh seed [options] [proof files...]
+#       Adds the proofs committed under proofs/tsivy/ (or the files given) to the proof
+#       store, each checked on the way: a store lost with its machine comes back from
+#       them. Run it first on a new machine; it adds nothing when the store has them.
+#
 #   scripts/campaign.sh run [options] [names or prefixes...]
 #       Runs the jobs here, one after the other, and appends a row for each to
 #       `log.tsv` in the campaign folder. A job that ends (proved, or out of time)
@@ -160,14 +165,26 @@ run() {
     done < <(chosen)
 }
 
+seed() {
+    local -a options proofs
+    shared_options options
+    if ((${#select[@]})); then
+        proofs=("${select[@]}")
+    else
+        proofs=("$root"/proofs/tsivy/*.proof)
+        [[ -e "${proofs[0]}" ]] || die "no proofs in $root/proofs/tsivy"
+    fi
+    "$vato" solve --merge-store "${proofs[@]}" "${options[@]}" </dev/null
+}
+
 usage() {
-    echo "Usage: scripts/campaign.sh status|jobs|run [--time S] [--memory MB] [--threads N] [--store DIR] [--tablebase-path DIR] [--data DIR] [--list FILE] [names or prefixes...]"
+    echo "Usage: scripts/campaign.sh status|jobs|run|seed [--time S] [--memory MB] [--threads N] [--store DIR] [--tablebase-path DIR] [--data DIR] [--list FILE] [names or prefixes...]"
 }
 
 action="${1:-}"
 (($#)) && shift
 case "$action" in
-status | jobs | run)
+status | jobs | run | seed)
     parse "$@"
     "$action"
     ;;

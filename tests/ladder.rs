@@ -293,7 +293,6 @@ fn the_campaign_runs_a_rung_into_its_store_and_then_finds_it_proven() {
             .args(["--tablebase-path", tables.to_str().unwrap()])
             .args(["--data", base.join("data").to_str().unwrap()])
             .args(extra)
-            .arg("second-d3e3W-c4c3Ad3W")
             .env("VATO", env!("CARGO_BIN_EXE_vato"))
             .env("VATO_TABLEBASES", "")
             .env("VATO_PROOFS", "")
@@ -306,17 +305,77 @@ fn the_campaign_runs_a_rung_into_its_store_and_then_finds_it_proven() {
         );
         String::from_utf8(output.stdout).unwrap()
     };
-    assert!(campaign("status", &[]).starts_with("second-d3e3W-c4c3Ad3W\topen\n"));
-    assert!(campaign("jobs", &[]).contains("second-d3e3W-c4c3Ad3W.checkpoint"));
-    let ran = campaign("run", &["--time", "30", "--memory", "64", "--threads", "1"]);
+    let rung = "second-d3e3W-c4c3Ad3W";
+    assert!(campaign("status", &[rung]).starts_with("second-d3e3W-c4c3Ad3W\topen\n"));
+    assert!(campaign("jobs", &[rung]).contains("second-d3e3W-c4c3Ad3W.checkpoint"));
+    let options = ["--time", "30", "--memory", "64", "--threads", "1", rung];
+    let ran = campaign("run", &options);
     assert!(ran.contains("\tsecond-d3e3W-c4c3Ad3W\twin\t"), "{ran}");
     assert!(base.join("data/second-d3e3W-c4c3Ad3W.proof").is_file());
     let log = std::fs::read_to_string(base.join("data/log.tsv")).unwrap();
     assert_eq!(log.lines().count(), 2, "{log}");
-    let status = campaign("status", &[]);
+    let status = campaign("status", &[rung]);
     assert!(
         status.starts_with("second-d3e3W-c4c3Ad3W\twin\n"),
         "{status}"
     );
-    assert_eq!(campaign("jobs", &[]), "", "nothing left to do");
+    assert_eq!(campaign("jobs", &[rung]), "", "nothing left to do");
+
+    // The store lost, its proof brings it back.
+    std::fs::remove_dir_all(base.join("store")).unwrap();
+    assert!(campaign("status", &[rung]).starts_with("second-d3e3W-c4c3Ad3W\topen\n"));
+    let proof = base.join("data/second-d3e3W-c4c3Ad3W.proof");
+    let seeded = campaign("seed", &[proof.to_str().unwrap()]);
+    assert!(seeded.starts_with("store "), "{seeded}");
+    assert!(campaign("status", &[rung]).starts_with("second-d3e3W-c4c3Ad3W\twin\n"));
+}
+
+/// The proofs committed under `proofs/tsivy/` (checked in full with the 7-stone tables, which
+/// CI does not build): each file is whole (its checksum holds), is named for a rung of
+/// the ladder whose position it proves, rests on no more than the 7-stone set, and its
+/// strategies fit its value; and proofs/README.md lists each of them.
+#[test]
+fn the_committed_proofs_are_whole_and_of_the_rungs_they_are_named_for() {
+    use vato::solve::{Certificate, Verdict};
+    let folder = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/proofs/tsivy"));
+    let readme = std::fs::read_to_string(folder.join("../README.md")).expect("proofs/README.md");
+    let rungs: HashMap<String, String> = parse_list(LIST)
+        .unwrap()
+        .into_iter()
+        .map(|entry| (entry.name, entry.fen))
+        .collect();
+    let mut files = 0;
+    for entry in std::fs::read_dir(folder).expect("proofs/tsivy") {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        assert_eq!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("proof"),
+            "{name}"
+        );
+        let certificate = Certificate::read(&path).unwrap_or_else(|e| panic!("{name}: {e:#}"));
+        let fen = rungs
+            .get(&name)
+            .unwrap_or_else(|| panic!("{name} is no rung"));
+        assert_eq!(certificate.root, parse_position(fen).unwrap(), "{name}");
+        assert!(certificate.table_stones <= 7, "{name}");
+        assert_ne!(certificate.verdict, Verdict::Unknown, "{name}");
+        let shapes: Vec<_> = certificate
+            .strategies
+            .iter()
+            .map(|s| (s.owner, s.guarantee))
+            .collect();
+        let mover = certificate.root.side_to_move();
+        assert_eq!(
+            shapes,
+            Certificate::expected(certificate.verdict, mover),
+            "{name}"
+        );
+        assert!(
+            readme.contains(&format!("`{name}`")),
+            "{name} not in proofs/README.md"
+        );
+        files += 1;
+    }
+    assert!(files > 0, "no proofs");
 }

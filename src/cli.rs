@@ -198,7 +198,7 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
         Command::Match(args) => crate::runner::run_cli(*args, out),
         Command::Tune(args) => crate::runner::tune::run_cli(*args, out),
         Command::Tablebase { action } => crate::tablebase::run_cli(action, out),
-        Command::Book { action } => crate::book::run_cli(action, out),
+        Command::Book { action } => crate::book::run_cli(action, proven_turns, out),
         Command::Solve(args) => crate::solve::run_cli(args, out),
         Command::Datagen(args) => crate::learn::cli::run_datagen(args, out),
         Command::Train(args) => crate::learn::cli::run_train(args, out),
@@ -220,4 +220,28 @@ pub fn init_logging(level: Option<&str>) -> Result<()> {
         .with_ansi(std::io::stderr().is_terminal())
         .init();
     Ok(())
+}
+
+/// The proof store's values of turns, for `vato book export`: the store in `dir`, else
+/// the default one. A store asked for must be read; the default one is left out, with a
+/// warning, when it cannot be.
+fn proven_turns(
+    rules: &crate::rules::Rules,
+    dir: Option<&std::path::Path>,
+) -> anyhow::Result<Option<crate::book::ProvenTurn>> {
+    use crate::solve::{ProofStore, default_store_dir};
+    let store = match (dir, default_store_dir()) {
+        (Some(dir), _) => ProofStore::open(dir, rules)?,
+        (None, Some(dir)) => match ProofStore::open(&dir, rules) {
+            Ok(store) => store,
+            Err(e) => {
+                tracing::warn!("{e:#}: no proven values written");
+                return Ok(None);
+            }
+        },
+        (None, None) => return Ok(None),
+    };
+    Ok(Some(Box::new(move |position, turn| {
+        Some(store.proven_after(position, turn)?.to_string())
+    })))
 }

@@ -11,9 +11,10 @@ use crate::progress::{JobProgress, PLAIN_EVERY, stop_on_ctrl_c};
 use crate::rules::Rules;
 use crate::rules::board::Board;
 use crate::rules::fen::parse_position_on;
+use crate::rules::position::Position;
+use crate::rules::turn::Turn;
 use crate::safe_file::write_atomically;
 use crate::shard::Shard;
-use crate::solve::{ProofStore, default_store_dir};
 use crate::tablebase::TableRules;
 use anyhow::{Context, Result};
 use std::io::Write;
@@ -167,8 +168,17 @@ pub fn read_any(path: &Path, rules: BookRules) -> Result<BookContents> {
     Ok(Book::open_any(path, rules)?.contents())
 }
 
-/// Runs a `vato book` job, writing its report to `out`.
-pub fn run_cli(command: BookCommand, out: &mut impl Write) -> Result<()> {
+/// What a turn from a position is proven to be for the side playing it, when known.
+pub type ProvenTurn = Box<dyn Fn(&Position, Turn) -> Option<String>>;
+
+/// Runs a `vato book` job, writing its report to `out`. `proven_turns` reads the proof
+/// store (the folder given, else the default one) for the rules given, for the opening
+/// base's marks: the book sits below the solver, so the caller reads it.
+pub fn run_cli(
+    command: BookCommand,
+    proven_turns: impl Fn(&Rules, Option<&Path>) -> Result<Option<ProvenTurn>>,
+    out: &mut impl Write,
+) -> Result<()> {
     let rules = command.rules();
     let book_rules = BookRules::of(&rules);
     match command {
@@ -285,18 +295,9 @@ pub fn run_cli(command: BookCommand, out: &mut impl Write) -> Result<()> {
                 }
                 ExportFormat::Json => {
                     let net = format!("vato {}", env!("CARGO_PKG_VERSION"));
-                    // A store asked for must be read; the default one is left out, with
-                    // a warning, when it cannot be.
-                    let store = match (&store, store.clone().or_else(default_store_dir)) {
-                        (Some(_), Some(dir)) => Some(ProofStore::open(&dir, &rules)?),
-                        (None, Some(dir)) => ProofStore::open(&dir, &rules)
-                            .inspect_err(|e| tracing::warn!("{e:#}: no proven values written"))
-                            .ok(),
-                        (_, None) => None,
-                    };
+                    let proven = proven_turns(&rules, store.as_deref())?;
                     let base = write_web_json(&contents, &net, |position, turn| {
-                        let proven = store.as_ref()?.proven_after(position, turn)?;
-                        Some(proven.to_string())
+                        proven.as_ref()?(position, turn)
                     });
                     write_atomically(&text, base.json.as_bytes())?;
                     writeln!(

@@ -28,7 +28,7 @@ mod text;
 mod web_json;
 
 pub use choose::choose;
-pub use cli::{BookCommand, run_cli};
+pub use cli::{BookCommand, ProvenTurn, run_cli};
 pub use contents::{BookContents, BookRules, BookTurn, MAX_BOOK_SCORE};
 pub use file::{BOOK_VERSION, Book, encode};
 pub use text::{TextImport, read_text, write_text};

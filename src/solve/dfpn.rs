@@ -577,10 +577,6 @@ impl<'a> Search<'a> {
         self.aborted
     }
 
-    /// Writing the strategy down saves no checkpoint: the table is not the search's any
-    /// more where it searches again. It gets as much time and as many nodes again as the
-    /// search had: a value proved near the limit is not lost for want of its strategy
-    /// (which the store and the confirmation of a disproof need).
     /// Whether a strategy writer that has gathered `gathered` positions has used its
     /// share of `--memory` (as much again as the proof table), and so stops: the search
     /// is then aborted, with one warning.
@@ -597,6 +593,10 @@ impl<'a> Search<'a> {
         self.aborted
     }
 
+    /// Writing the strategy down saves no checkpoint: the table is not the search's any
+    /// more where it searches again. It gets as much time and as many nodes again as the
+    /// search had: a value proved near the limit is not lost for want of its strategy
+    /// (which the store and the confirmation of a disproof need).
     pub(super) fn budget_for_strategy(&mut self) {
         self.budget.checkpoint = None;
         self.started = Instant::now();

@@ -28,6 +28,7 @@ use std::collections::HashSet;
 use vato::engine::evaluate::evaluate;
 use vato::parse_position;
 use vato::rules::Rules;
+use vato::rules::movegen::has_legal_turn;
 use vato::rules::position::{Color, Position};
 use vato::rules::turn::Turn;
 use vato::tablebase::{Outcome, Tablebase, default_dir};
@@ -76,12 +77,12 @@ impl Board<'_> {
     /// Whether a line ends at `position`: a capture left the root's layer, or the game
     /// is over.
     fn ends_at(&self, position: &Position) -> bool {
-        Self::stones(position) < self.root_stones || self.turns(position).is_empty()
+        Self::stones(position) < self.root_stones || !has_legal_turn(position)
     }
 
     /// The value of `position` for `owner`, by the tables (a finished game by the rules).
     fn value_for(&self, position: &Position, owner: Color) -> Outcome {
-        let outcome = if position.us().is_empty() || self.turns(position).is_empty() {
+        let outcome = if position.us().is_empty() || !has_legal_turn(position) {
             Outcome::Loss
         } else {
             self.tables

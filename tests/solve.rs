@@ -384,6 +384,36 @@ fn a_proof_of_fanoron_dimy_is_written_checked_and_a_forged_one_refused() {
         tables,
     ]);
     assert!(!ok && error.contains("does not prove its value"), "{error}");
+
+    // A proof that says it rests on fewer stones than the folder holds is checked with
+    // those layers alone: a position of a larger layer needs its strategy. This one
+    // claims 2 stones but gives no turn for its 3-stone root.
+    let root = vato::rules::fen::parse_position_on(Board::Dimy, "5/2B2/5/1W3/3W1 w 0 1").unwrap();
+    let all = Tablebase::open(tables_dir(Board::Dimy), rules_on(Board::Dimy), 3).unwrap();
+    let verdict = expected(&all, &root);
+    assert_eq!(verdict, Verdict::Win, "the root is a White win");
+    let empty = Certificate {
+        root,
+        rules: rules_on(Board::Dimy),
+        verdict,
+        table_stones: 2,
+        strategies: vec![vato::solve::Strategy {
+            owner: root.side_to_move(),
+            guarantee: vato::solve::Guarantee::Win,
+            turns: Vec::new(),
+        }],
+    };
+    let empty_file = dir.join("empty.proof");
+    empty.write(&empty_file).unwrap();
+    let (ok, _, error) = vato_solve(&[
+        "--check",
+        empty_file.to_str().unwrap(),
+        "--variant",
+        "dimy",
+        "--tablebase-path",
+        tables,
+    ]);
+    assert!(!ok && error.contains("does not prove its value"), "{error}");
 }
 
 #[test]

@@ -337,7 +337,12 @@ fn keep_proof(args: &SolveArgs, store: &mut ProofStore, file: &Path) -> Result<(
 fn check_proof(args: &SolveArgs, file: &Path, out: &mut impl Write) -> Result<()> {
     let started = Instant::now();
     let certificate = Certificate::read(file)?;
-    let tables = open_tables(args, certificate.rules)?;
+    // The layers the proof says it rests on and no larger ones: a position of a larger
+    // layer must be shown by the proof's strategies, not by the tables of this machine.
+    let stones = args
+        .tablebase_stones
+        .min(usize::from(certificate.table_stones));
+    let tables = open_tables_of(args, certificate.rules, stones)?;
     let checked = on_own_stack(|| check(&certificate, tables.as_ref()))
         .with_context(|| format!("{} does not prove its value", file.display()))?;
     let positions: Vec<String> = checked.positions.iter().map(|n| n.to_string()).collect();

@@ -259,6 +259,7 @@ fn the_easiest_rung_is_proved_and_its_proof_checked() {
         threads: 1,
         method: Method::DepthFirst,
         store: None,
+        guide: None,
     };
     let solved = solve_on_own_stack(&root, rules, Some(&tables), budget).unwrap();
     assert_eq!(solved.verdict, Verdict::Win, "{}", rung.name);

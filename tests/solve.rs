@@ -80,6 +80,7 @@ fn check_by(method: Method, board: Board, stones: usize, leaves: usize, per_laye
         threads: 1,
         method,
         store: None,
+        guide: None,
     };
     let positions = sample(board, stones, per_layer);
     assert!(positions.len() >= per_layer as usize);
@@ -292,6 +293,7 @@ fn fanoron_dimy_is_a_draw_and_b2c3a_its_only_drawing_first_turn() {
         threads: 1,
         method: Method::DepthFirst,
         store: None,
+        guide: None,
     };
     let tables = Tablebase::open(tables_dir(Board::Dimy), rules, 3).unwrap();
     let solved = solve(&start, rules, Some(&tables), budget).unwrap();
@@ -431,6 +433,7 @@ fn two_threads_give_the_values_of_one() {
         threads,
         method: Method::DepthFirst,
         store: None,
+        guide: None,
     };
     let start = rules.start();
     let turn_rules = rules.turn_rules();
@@ -521,19 +524,124 @@ fn a_sample_is_drawn_from_the_layers_held() {
     );
 }
 
+/// Dimy's tables of up to five stones, built once for the file.
+fn five_stone_dimy_dir() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-five-dimy");
+        let _ = std::fs::remove_dir_all(&dir);
+        build(&dir, 5, &rules_on(Board::Dimy), 2, Progress::Quiet).expect("tables build");
+        dir
+    })
+}
+
+/// A guide of more stones decides the positions it holds at once, but the proof goes on
+/// below them to the proof's tables: every value found is the tables', every proof checks
+/// over the smaller tables alone, and the guide decides more than the search alone.
+#[test]
+fn a_guide_decides_more_and_the_proof_rests_on_the_smaller_tables() {
+    let rules = rules_on(Board::Dimy);
+    let dir = five_stone_dimy_dir();
+    let all = Tablebase::open(dir, rules, 5).unwrap();
+    let leaves = Tablebase::open(dir, rules, 3).unwrap();
+    let guide = Tablebase::open(dir, rules, 4).unwrap();
+    let stop = AtomicBool::new(false);
+    let budget = |guide| Budget {
+        nodes: Some(20_000),
+        time: None,
+        stop: &stop,
+        table_mb: 16,
+        checkpoint: None,
+        proof: true,
+        threads: 1,
+        method: Method::DepthFirst,
+        store: None,
+        guide,
+    };
+    let positions = sample(Board::Dimy, 5, 12);
+    let (mut alone, mut guided) = (0, 0);
+    for position in &positions {
+        let unguided = solve_on_own_stack(position, rules, Some(&leaves), budget(None)).unwrap();
+        alone += usize::from(!unguided.strategies.is_empty());
+        let solved = solve_on_own_stack(position, rules, Some(&leaves), budget(Some(&guide)));
+        let solved = solved.unwrap();
+        if solved.strategies.is_empty() {
+            continue;
+        }
+        guided += 1;
+        assert_eq!(solved.verdict, expected(&all, position), "{position}");
+        let certificate = Certificate {
+            root: *position,
+            rules,
+            verdict: solved.verdict,
+            table_stones: 3,
+            strategies: solved.strategies,
+        };
+        if let Err(e) = vato::solve::check(&certificate, Some(&leaves)) {
+            panic!("{position}: the guided proof fails over 3 stones: {e:#}");
+        }
+    }
+    eprintln!(
+        "{} positions: {alone} proved alone, {guided} guided",
+        positions.len()
+    );
+    assert!(guided > alone, "{guided} guided, {alone} alone");
+}
+
+#[test]
+fn a_guide_must_hold_more_than_the_proofs_tables() {
+    let tables = tables_dir(Board::Dimy).to_str().unwrap();
+    let (ok, _, error) = vato_solve(&[
+        "--variant",
+        "dimy",
+        "--tablebase-path",
+        tables,
+        "--fen",
+        "5/2B2/5/1W3/5 w 0 1",
+        "--guide-stones",
+        "3",
+    ]);
+    assert!(
+        !ok,
+        "a guide of no more stones than the proof's tables is refused"
+    );
+    assert_eq!(error.lines().count(), 1, "{error}");
+    assert!(error.contains("--guide-stones 3"), "{error}");
+    let (ok, answer, error) = vato_solve(&[
+        "--variant",
+        "dimy",
+        "--tablebase-path",
+        tables,
+        "--guide-stones",
+        "3",
+        "--sample",
+        "60",
+        "--stones",
+        "3",
+        "--nodes",
+        "1000000",
+        "--memory",
+        "16",
+    ]);
+    assert!(ok, "{error}");
+    let last = answer.lines().last().unwrap();
+    assert!(
+        last.starts_with("sample 60 positions of 3 stones over the tables of up to 2 guided by 3:")
+            && last.contains(" 0 disagree")
+            && last.contains(" 0 undecided"),
+        "{answer}"
+    );
+}
+
 #[test]
 fn false_draws_from_repetitions_on_other_lines_are_caught() {
     // Over the 4-stone Dimy tables, the search alone (storing every value it found)
     // called these three positions draws: each rested on a repetition of a line other
     // than the one it was met on. The tables of 5 stones say otherwise.
     let rules = rules_on(Board::Dimy);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-five-dimy");
-    if !dir.join("vato-dimy-4v1.vtw").exists() {
-        let _ = std::fs::remove_dir_all(&dir);
-        build(&dir, 5, &rules, 2, Progress::Quiet).expect("tables build");
-    }
-    let all = Tablebase::open(&dir, rules, 5).unwrap();
-    let leaves = Tablebase::open(&dir, rules, 4).unwrap();
+    let dir = five_stone_dimy_dir();
+    let all = Tablebase::open(dir, rules, 5).unwrap();
+    let leaves = Tablebase::open(dir, rules, 4).unwrap();
     let stop = AtomicBool::new(false);
     let budget = Budget {
         nodes: Some(5_000_000),
@@ -545,6 +653,7 @@ fn false_draws_from_repetitions_on_other_lines_are_caught() {
         threads: 1,
         method: Method::DepthFirst,
         store: None,
+        guide: None,
     };
     for fen in [
         "W4/4B/3W1/1BB2/5 w 0 1",

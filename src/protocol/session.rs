@@ -1368,6 +1368,7 @@ fn solve_line(
         threads: 1,
         method: Method::DepthFirst,
         store: store.as_ref(),
+        guide: None,
     };
     let solved = match solve_on_own_stack(position, rules, tables, budget) {
         Ok(solved) => solved,

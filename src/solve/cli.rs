@@ -33,6 +33,12 @@ pub struct SolveArgs {
     /// The most stones of the table layers used.
     #[arg(long, default_value_t = MAX_STONES)]
     tablebase_stones: usize,
+    /// Table layers of more stones than --tablebase-stones, up to this many, that guide
+    /// without being leaves of the proof: a position they hold is decided at once, and
+    /// its strategy is written by following their values down to the proof's tables, so
+    /// the proof still rests on --tablebase-stones alone.
+    #[arg(long, value_name = "N", conflicts_with_all = ["checkpoint", "check", "merge_store"])]
+    guide_stones: Option<usize>,
     /// Size of the proof table, in MiB (one for each of the two questions: in turn with
     /// one thread, both at once with two).
     #[arg(long, default_value_t = 256)]
@@ -216,6 +222,27 @@ fn open_tables_of(args: &SolveArgs, rules: Rules, stones: usize) -> Result<Optio
     })
 }
 
+/// The guide `--guide-stones` asks for, beside `tables` (the proof's): none without the
+/// option; an error when the guide would hold no layer the proof's tables lack.
+fn open_guide(
+    args: &SolveArgs,
+    rules: Rules,
+    tables: Option<&Tablebase>,
+) -> Result<Option<Tablebase>> {
+    let Some(stones) = args.guide_stones else {
+        return Ok(None);
+    };
+    let proof_stones = tables.map_or(0, |t| t.max_stones());
+    let guide = open_tables_of(args, rules, stones)?;
+    match guide {
+        Some(guide) if guide.max_stones() > proof_stones => Ok(Some(guide)),
+        _ => bail!(
+            "--guide-stones {stones}: the tables hold no layer of more than {proof_stones} \
+             stones to guide with (the proof's tables go to {proof_stones})"
+        ),
+    }
+}
+
 /// The proof store's folder the arguments name: `--store`, else the default; none with
 /// `--no-store` or when the default is switched off.
 fn store_dir(args: &SolveArgs) -> Option<PathBuf> {
@@ -377,6 +404,11 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
     }
     let dir = table_dir(args).expect("the tables were found there");
     let leaves = Tablebase::open(&dir, rules, stones - 1)?;
+    let guide = open_guide(args, rules, Some(&leaves))?;
+    let guided = guide
+        .as_ref()
+        .map(|guide| format!(" guided by {}", guide.max_stones()))
+        .unwrap_or_default();
     let stop = stop_on_ctrl_c("the sample stops after the position being solved")?;
     let budget = Budget {
         nodes: args.nodes,
@@ -388,6 +420,7 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
         threads: 1,
         method: args.method(),
         store: None,
+        guide: guide.as_ref(),
     };
     let started = Instant::now();
     // A set built one layer pair at a time may hold only some layers of the largest count:
@@ -429,8 +462,8 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
     })?;
     writeln!(
         out,
-        "sample {} positions of {stones} stones over the tables of up to {}: {} agree, {} \
-         disagree, {} undecided; nodes {} time {:.3}",
+        "sample {} positions of {stones} stones over the tables of up to {}{guided}: {} agree, \
+         {} disagree, {} undecided; nodes {} time {:.3}",
         found.positions,
         stones - 1,
         found.agree,
@@ -466,6 +499,7 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         None => rules.start(),
     };
     let tables = open_tables(&args, rules)?;
+    let guide = open_guide(&args, rules, tables.as_ref())?;
     let mut store = open_store(&args, &rules, tables.as_ref());
     let stop = stop_on_ctrl_c("the search stops and says how far it got")?;
     let budget = Budget {
@@ -482,6 +516,7 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         threads: args.threads.into(),
         method: args.method(),
         store: None,
+        guide: guide.as_ref(),
     };
     if let Some(files) = &args.combine {
         let children = read_shard_lines(files, &root, &rules)?;
@@ -525,6 +560,10 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
     let tables_used = match table_stones {
         0 => "no tables".to_string(),
         n => format!("tables up to {n} stones"),
+    };
+    let tables_used = match &guide {
+        Some(guide) => format!("{tables_used}, guided by {}", guide.max_stones()),
+        None => tables_used,
     };
     writeln!(
         out,

@@ -12,10 +12,13 @@
 
 use super::dfpn::Search;
 use super::strategy::Guarantee;
-use super::table::INFINITE;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use std::collections::{HashMap, HashSet};
+
+/// The most nodes of the fresh search that asks whether a gathered position the table
+/// does not settle is lost.
+const FRESH_SEARCH_NODES: u64 = 10_000;
 
 /// What a child of a gathered position is.
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -117,6 +120,29 @@ impl Defence {
         }
     }
 
+    /// What has been gathered, for diagnostics: the positions, how many died, how many
+    /// wait, and per stone count the positions gathered and (after `/`) those that died.
+    fn census(&self) -> String {
+        let mut by_stones = std::collections::BTreeMap::<u32, (usize, usize)>::new();
+        for node in self.nodes.values() {
+            let stones = node.position.us().count() + node.position.them().count();
+            let entry = by_stones.entry(stones).or_default();
+            entry.0 += 1;
+            entry.1 += usize::from(node.dead);
+        }
+        let dead: usize = by_stones.values().map(|&(_, dead)| dead).sum();
+        let counts: Vec<String> = by_stones
+            .iter()
+            .map(|(stones, (all, dead))| format!("{stones}:{all}/{dead}"))
+            .collect();
+        format!(
+            "{} positions, {dead} lost, {} to gather; by stones {}",
+            self.nodes.len(),
+            self.to_gather.len(),
+            counts.join(" ")
+        )
+    }
+
     /// The owner's chosen turns in the positions reachable from `root` (alive).
     fn chosen_turns(&self, root: u64) -> HashMap<u64, Turn> {
         let mut turns = HashMap::new();
@@ -163,6 +189,7 @@ impl Search<'_> {
         };
         loop {
             if self.out_of_budget() || self.writer_full(defence.nodes.len()) {
+                tracing::debug!("defence not finished: {}", defence.census());
                 return None;
             }
             if let Some(key) = defence.dying.pop() {
@@ -173,6 +200,7 @@ impl Search<'_> {
                 break;
             }
         }
+        tracing::debug!("defence finished: {}", defence.census());
         if defence.is_dead(root.key()) {
             return None;
         }
@@ -184,17 +212,49 @@ impl Search<'_> {
     fn classify(&mut self, position: &Position, owner: Color) -> Option<Child> {
         match self.settled_for(position, owner, Guarantee::NoLoss) {
             Some(safe) => safe.then_some(Child::Safe),
+            None if self.guided_for(position, owner, Guarantee::NoLoss) == Some(false) => None,
             None => Some(Child::Node(position.key())),
         }
+    }
+
+    /// How many of the other side's replies at `position` (the owner's candidate) the
+    /// defence would have to answer: a position already gathered counts once, a new one
+    /// twice, a settled one not at all. Among the turns the guide says hold, the one
+    /// with the fewest keeps the defence small.
+    fn replies_to_answer(&self, position: &Position, defence: &Defence) -> u64 {
+        let mut turns = Vec::new();
+        self.rules.turn_rules().generate(position, &mut turns);
+        turns
+            .into_iter()
+            .map(|turn| {
+                let next = position.play(turn);
+                if self.settled_for(&next, defence.owner, Guarantee::NoLoss) == Some(true) {
+                    0
+                } else if defence.nodes.contains_key(&next.key()) {
+                    1
+                } else {
+                    2
+                }
+            })
+            .sum()
     }
 
     /// Whether the owner reaches its goal at `position` (not settled) by the table, or
     /// else by a fresh search.
     fn owner_holds(&mut self, position: &Position, owner: Color) -> bool {
+        if let Some(holds) = self.guided_for(position, owner, Guarantee::NoLoss) {
+            return holds;
+        }
         let owner_to_move = position.side_to_move() == owner;
         // The goal of the side to move: the owner's goal is its opponent's failure.
         let holds = |goal: Option<bool>| goal == Some(owner_to_move);
-        holds(self.goal_reached(position, false)) || holds(self.goal_reached(position, true))
+        // A fresh search that stops undecided gives the position the benefit of the
+        // doubt: the defence stays sound, since a lost position dies anyway once the
+        // lines below it reach the loss.
+        holds(self.goal_reached(position, false))
+            || self
+                .goal_reached(position, true)
+                .is_none_or(|goal| goal == owner_to_move)
     }
 
     /// Expands a registered position: its children, or its death.
@@ -208,17 +268,23 @@ impl Search<'_> {
         let mut turns = Vec::new();
         self.rules.turn_rules().generate(&position, &mut turns);
         if position.side_to_move() == defence.owner {
-            // Candidates: safe children first, then those where the table says the other
-            // side fails, by the work their proofs took, then those it does not know;
-            // those where the table proves the other side's win are left out.
+            // Candidates: safe children first, then those the guide says hold, by the
+            // replies they leave, then those where the table says the other side fails,
+            // by the work their proofs took, then those it does not know; those where
+            // the table proves the other side's win are left out.
             let mut ranked: Vec<(u64, Turn, Child)> = Vec::new();
             for turn in turns {
                 let next = position.play(turn);
                 match self.classify(&next, defence.owner) {
                     Some(Child::Safe) => ranked.push((0, turn, Child::Safe)),
+                    Some(child) if self.guided(&next, false).is_some() => {
+                        let replies = self.replies_to_answer(&next, defence);
+                        ranked.push((1 + replies, turn, child));
+                    }
                     Some(child) => match self.goal_reached(&next, false) {
                         Some(false) => {
-                            ranked.push((1 + self.table.work(next.key()), turn, child));
+                            let work = self.table.work(next.key());
+                            ranked.push(((1 << 32) + work, turn, child));
                         }
                         // Not in the table: searched if it comes to that.
                         None => ranked.push((u64::MAX, turn, child)),
@@ -264,8 +330,7 @@ impl Search<'_> {
     fn goal_reached(&mut self, position: &Position, fresh: bool) -> Option<bool> {
         let numbers = if fresh {
             let line = std::mem::take(&mut self.path);
-            let (phi, delta, _) = self.expand(position, INFINITE, INFINITE);
-            let numbers = (phi, delta);
+            let numbers = self.probe(position, FRESH_SEARCH_NODES);
             self.path = line;
             numbers
         } else {

@@ -16,7 +16,7 @@ use crate::rules::movegen::has_legal_turn;
 use crate::rules::notation::spell_turn;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
-use crate::tablebase::{Outcome, Tablebase};
+use crate::tablebase::{Outcome, Tablebase, Value};
 use anyhow::{Result, bail};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -69,6 +69,11 @@ pub struct Budget<'a> {
     /// Results proved before, each a leaf of the search; a proof that rests on them
     /// carries their turns.
     pub store: Option<&'a ProofStore>,
+    /// Tables of more stones than the proof's, which guide without being leaves of the
+    /// proof: a position they hold is decided at once in the search, and its strategy
+    /// is written by following their values down to the proof's tables (see
+    /// [`Search::guided`]).
+    pub guide: Option<&'a Tablebase>,
 }
 
 impl Budget<'_> {
@@ -231,6 +236,40 @@ impl Search<'_> {
         }
     }
 
+    /// The guide's value of a position that the proof's tables do not hold (see
+    /// [`Budget::guide`]): true, but not yet shown over the proof's tables, so the
+    /// strategy writers go on below it, their choices made by the guide's values. With
+    /// `distance`, the turns to the next capture are read too.
+    pub(super) fn guided(&self, position: &Position, distance: bool) -> Option<Value> {
+        let guide = self.budget.guide?;
+        if self
+            .tables
+            .is_some_and(|t| t.probe_outcome(position).is_some())
+        {
+            return None;
+        }
+        if distance {
+            guide.probe(position)
+        } else {
+            guide.probe_outcome(position).map(|outcome| Value {
+                outcome,
+                distance: 0,
+            })
+        }
+    }
+
+    /// Whether `owner` keeps `guarantee` from `position` by the guide's value; `None`
+    /// when the guide does not hold it, or the proof's tables do.
+    pub(super) fn guided_for(
+        &self,
+        position: &Position,
+        owner: Color,
+        guarantee: Guarantee,
+    ) -> Option<bool> {
+        self.guided(position, false)
+            .map(|value| guarantee.kept_by(value.outcome, position.side_to_move(), owner))
+    }
+
     /// The store of results proved before, if the search has one.
     pub(super) fn store(&self) -> Option<&ProofStore> {
         self.budget.store
@@ -276,7 +315,8 @@ impl Search<'_> {
                 Some(at) => (Outcome::Draw, at),
                 None => (
                     self.tables
-                        .and_then(|tables| tables.probe_outcome(position))?,
+                        .and_then(|tables| tables.probe_outcome(position))
+                        .or_else(|| self.budget.guide?.probe_outcome(position))?,
                     INDEPENDENT,
                 ),
             },

@@ -90,9 +90,11 @@ fn answer_storing(
     } else {
         Proof::Proved(None)
     };
-    // A disproof is always confirmed; a proof is written down when asked for.
+    // A disproof is always confirmed, and so is any value over a guide (it may rest on
+    // the guide's values); otherwise a proof is written down when asked for.
     let disproved = matches!(proof, Proof::Disproved(_));
-    let wanted = proof != Proof::Unknown && (budget.proof || disproved);
+    let unconfirmed = disproved || budget.guide.is_some();
+    let wanted = proof != Proof::Unknown && (budget.proof || unconfirmed);
     let strategy = if wanted {
         // Searches again where the table lost entries, within what is left of the
         // budget; saves no checkpoint.
@@ -122,9 +124,9 @@ fn answer_storing(
     } else {
         None
     };
-    // Stopped while confirming: the disproof is not known to hold, and the table is
-    // saved for the next run.
-    let proof = if disproved && strategy.is_none() {
+    // Stopped while confirming: the value is not known to hold, and the table is saved
+    // for the next run.
+    let proof = if wanted && unconfirmed && strategy.is_none() {
         if let Some(checkpoint) = budget.checkpoint {
             search.save(checkpoint);
         }

@@ -278,13 +278,21 @@ impl Search<'_> {
                     }
                     Some(false) => {}
                     None => {
-                        // Proved children first, the one proved earliest first: this
+                        // The guide's wins first, the nearest capture first: the
+                        // distance falls at every turn, so this never leads round.
+                        if let Some(value) = self.guided(&child, true) {
+                            if Guarantee::Win.kept_by(value.outcome, child.side_to_move(), owner) {
+                                ranked.push((u64::from(value.distance), turn));
+                            }
+                            continue;
+                        }
+                        // Then proved children, the one proved earliest first: this
                         // position was proved after one of them, so that choice does not
                         // lead round to it. Then unknown ones (by the work spent on
                         // them), then those the table says hold out.
                         let key = child.key();
                         let rank = match self.table.get(key) {
-                            Some((_, 0)) => u64::from(self.table.order(key)),
+                            Some((_, 0)) => 1 << 32 | u64::from(self.table.order(key)),
                             Some((0, _)) => 2 << 62 | self.table.work(key),
                             _ => 1 << 62 | self.table.work(key),
                         };
@@ -306,6 +314,10 @@ impl Search<'_> {
                 match self.settled_for(&child, owner, Guarantee::Win) {
                     Some(true) => {}
                     Some(false) => {
+                        attractor.give_up(key);
+                        return;
+                    }
+                    None if self.guided_for(&child, owner, Guarantee::Win) == Some(false) => {
                         attractor.give_up(key);
                         return;
                     }

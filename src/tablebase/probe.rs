@@ -129,6 +129,13 @@ pub(super) fn open_layer(
     }
 }
 
+impl std::fmt::Debug for Tablebase {
+    /// The layers held: what tells two sets apart in a diagnostic.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Tablebase({})", layer_names(&self.layers()))
+    }
+}
+
 impl Tablebase {
     /// Opens every layer of up to `max_stones` stones found in `dir`, for the given rules:
     /// headers and block indexes only, the blocks being read as probes touch them. Missing

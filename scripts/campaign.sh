@@ -28,7 +28,9 @@
 # --threads N (2), --store DIR (the solver's default store), --tablebase-path DIR (the
 # solver's default tables), --tablebase-stones N (7: the store's results then rest on
 # the 7-stone set alone, which every machine of the campaign has, even where some
-# 8-stone pairs are built), --data DIR (the campaign folder: $VATO_CAMPAIGN, else
+# 8-stone pairs are built), --guide-stones N (none: tables of up to N stones that guide
+# the search and the strategies without the proofs resting on them; 8 where the 8-stone
+# pairs are built), --data DIR (the campaign folder: $VATO_CAMPAIGN, else
 # vato/campaign in the data folder), --list FILE (scripts/ladder.txt).
 #
 # The binary is $VATO, else target/release/vato under the repository root.
@@ -44,6 +46,7 @@ threads=2
 store=""
 tables=""
 table_stones=7
+guide_stones=""
 select=()
 
 # shellcheck source=scripts/lib/ladder-list.sh
@@ -57,7 +60,7 @@ die() {
 parse() {
     while (($#)); do
         case "$1" in
-        --time | --memory | --threads | --store | --tablebase-path | --tablebase-stones | --data | --list)
+        --time | --memory | --threads | --store | --tablebase-path | --tablebase-stones | --guide-stones | --data | --list)
             (($# >= 2)) || die "$1 needs a value"
             case "$1" in
             --time) time_limit="$2" ;;
@@ -66,6 +69,7 @@ parse() {
             --store) store="$2" ;;
             --tablebase-path) tables="$2" ;;
             --tablebase-stones) table_stones="$2" ;;
+            --guide-stones) guide_stones="$2" ;;
             --data) data="$2" ;;
             --list) list="$2" ;;
             esac
@@ -132,6 +136,7 @@ job() {
     solve=("$vato" solve --fen "$fen" --time "$time_limit" --memory "$memory"
         --threads "$threads" --checkpoint "$data/$name.checkpoint" --checkpoint-every 600
         --proof "$data/$name.proof" "${options[@]}")
+    [[ -n "$guide_stones" ]] && solve+=(--guide-stones "$guide_stones")
     printf '%q ' "${solve[@]}"
     echo
 }
@@ -178,7 +183,7 @@ seed() {
 }
 
 usage() {
-    echo "Usage: scripts/campaign.sh status|jobs|run|seed [--time S] [--memory MB] [--threads N] [--store DIR] [--tablebase-path DIR] [--data DIR] [--list FILE] [names or prefixes...]"
+    echo "Usage: scripts/campaign.sh status|jobs|run|seed [--time S] [--memory MB] [--threads N] [--store DIR] [--tablebase-path DIR] [--tablebase-stones N] [--guide-stones N] [--data DIR] [--list FILE] [names or prefixes...]"
 }
 
 action="${1:-}"

@@ -242,6 +242,25 @@ fn a_stopped_solve_goes_on_from_its_checkpoint() {
     stop_early();
     let (ok, _, error) = vato_solve(&["--fen", "9/9/8B/5W3/9 w", "--checkpoint", file]);
     assert!(!ok && error.contains("another position"), "{error}");
+    // A table saved without a guide may hold values the guide would change: a guided
+    // run refuses it rather than mix the two.
+    let tables = tables_dir(Board::Tsivy).to_str().unwrap();
+    let (ok, _, error) = vato_solve(&[
+        "--fen",
+        fen,
+        "--checkpoint",
+        file,
+        "--tablebase-path",
+        tables,
+        "--tablebase-stones",
+        "2",
+        "--guide-stones",
+        "3",
+    ]);
+    assert!(
+        !ok && error.contains("--guide-stones") && error.trim().lines().count() == 1,
+        "{error}"
+    );
 }
 
 #[test]

@@ -5,7 +5,8 @@
 //!
 //! Layout (little-endian): `VATOPNS1`, the format version (u32), the board (u8: 0 Tsivy,
 //! 1 Dimy), the chain rule (u8: 0 optional, 1 mandatory), the prover (u8: 0 White,
-//! 1 Black), a zero byte, the root's key (u64), the number of entries (u64), the XXH3-64
+//! 1 Black), the guide's stones (u8: 0 without a guide; `vato solve --guide-stones`),
+//! the root's key (u64), the number of entries (u64), the XXH3-64
 //! checksum of the entries (u64), then each entry: key (u64), phi (u32), delta (u32), work
 //! (u64).
 
@@ -44,16 +45,21 @@ pub struct Owner {
     pub chain_rule: ChainRule,
     /// The side whose win is being proved.
     pub prover: Color,
+    /// The most stones of the guide's tables (0: no guide): the table's values may rest
+    /// on the guide's.
+    pub guide_stones: u8,
 }
 
 impl Owner {
-    /// The owner of the search of `prover`'s win from `root` under `rules`.
-    pub fn of(root: &Position, rules: &Rules, prover: Color) -> Owner {
+    /// The owner of the search of `prover`'s win from `root` under `rules`, guided by
+    /// tables of up to `guide_stones` stones (0: none).
+    pub fn of(root: &Position, rules: &Rules, prover: Color, guide_stones: u8) -> Owner {
         Owner {
             root: root.key(),
             board: rules.board,
             chain_rule: rules.chain_rule,
             prover,
+            guide_stones,
         }
     }
 }
@@ -73,7 +79,7 @@ pub fn save(path: &Path, owner: Owner, table: &ProofTable) -> Result<()> {
     bytes.push(board_code(owner.board));
     bytes.push(chain_code(owner.chain_rule));
     bytes.push(color_code(owner.prover));
-    bytes.push(0);
+    bytes.push(owner.guide_stones);
     bytes.extend_from_slice(&owner.root.to_le_bytes());
     bytes.extend_from_slice(&((body.len() / ENTRY_BYTES) as u64).to_le_bytes());
     bytes.extend_from_slice(&checksum(&body).to_le_bytes());
@@ -135,6 +141,7 @@ pub fn load(path: &Path) -> Result<Option<(Owner, Vec<Stored>)>> {
             board,
             chain_rule,
             prover,
+            guide_stones: bytes[15],
         },
         entries,
     )))

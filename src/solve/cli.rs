@@ -37,7 +37,7 @@ pub struct SolveArgs {
     /// without being leaves of the proof: a position they hold is decided at once, and
     /// its strategy is written by following their values down to the proof's tables, so
     /// the proof still rests on --tablebase-stones alone.
-    #[arg(long, value_name = "N", conflicts_with_all = ["checkpoint", "check", "merge_store"])]
+    #[arg(long, value_name = "N", conflicts_with_all = ["check", "merge_store"])]
     guide_stones: Option<usize>,
     /// Size of the proof table, in MiB (one for each of the two questions: in turn with
     /// one thread, both at once with two).

@@ -77,6 +77,11 @@ pub struct Budget<'a> {
 }
 
 impl Budget<'_> {
+    /// The most stones of the guide's tables; 0 without a guide.
+    pub(super) fn guide_stones(&self) -> u8 {
+        self.guide.map_or(0, |guide| guide.max_stones() as u8)
+    }
+
     /// What is left of the budget once `elapsed` time and `spent` nodes have gone.
     pub(super) fn after(self, elapsed: Duration, spent: u64) -> Self {
         Budget {
@@ -546,7 +551,7 @@ impl<'a> Search<'a> {
         budget: Budget<'a>,
         store_dependent: bool,
     ) -> Result<Search<'a>> {
-        let owner = Owner::of(root, &rules, query.prover);
+        let owner = Owner::of(root, &rules, query.prover, budget.guide_stones());
         let mut table = ProofTable::new(budget.table_mb);
 
         if let Some(checkpoint) = budget.checkpoint
@@ -558,6 +563,15 @@ impl<'a> Search<'a> {
                 bail!(
                     "{} is the checkpoint of another position or other rules",
                     checkpoint.path.display()
+                );
+            }
+            if saved.guide_stones != owner.guide_stones {
+                bail!(
+                    "{} was saved by a search guided by the tables of {} stones, and this one \
+                     has {} (0: no guide): give the same --guide-stones, or remove the file",
+                    checkpoint.path.display(),
+                    saved.guide_stones,
+                    owner.guide_stones
                 );
             }
             if saved == owner {

@@ -113,7 +113,7 @@ fn one_after_the_other(
     if let Some(checkpoint) = budgets[0].checkpoint
         && !first_answered
     {
-        mark_first_answered(checkpoint.path, root, &rules)?;
+        mark_first_answered(checkpoint.path, root, &rules, budgets[0].guide_stones())?;
     }
     let budget = budgets[1].after(started.elapsed(), first.nodes);
     let second = answer(
@@ -130,8 +130,13 @@ fn one_after_the_other(
 
 /// Writes the first question's checkpoint as the empty table of the second: the file
 /// then says that the first was disproved.
-fn mark_first_answered(path: &Path, root: &Position, rules: &Rules) -> Result<()> {
-    let second_owner = Owner::of(root, rules, root.side_to_move().opposite());
+fn mark_first_answered(
+    path: &Path,
+    root: &Position,
+    rules: &Rules,
+    guide_stones: u8,
+) -> Result<()> {
+    let second_owner = Owner::of(root, rules, root.side_to_move().opposite(), guide_stones);
     save(path, second_owner, &ProofTable::new(1))
 }
 
@@ -164,7 +169,7 @@ fn side_by_side(
             Proof::Proved(_) => stops[1 - question].store(true, Ordering::Relaxed),
             Proof::Disproved(_) if question == 0 && !first_answered => {
                 if let Some(checkpoint) = budgets[0].checkpoint {
-                    mark_first_answered(checkpoint.path, root, &rules)?;
+                    mark_first_answered(checkpoint.path, root, &rules, budgets[0].guide_stones())?;
                 }
             }
             _ => {}
@@ -206,7 +211,7 @@ pub fn solve(
         ..budget
     };
     // A proof needs the first question's strategy, which the mark does not keep.
-    let second_owner = Owner::of(root, &rules, mover.opposite());
+    let second_owner = Owner::of(root, &rules, mover.opposite(), budget.guide_stones());
     let first_answered = !budget.proof
         && match budget.checkpoint {
             Some(checkpoint) => {

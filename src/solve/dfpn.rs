@@ -241,18 +241,13 @@ impl Search<'_> {
         }
     }
 
-    /// The guide's value of a position that the proof's tables do not hold (see
-    /// [`Budget::guide`]): true, but not yet shown over the proof's tables, so the
-    /// strategy writers go on below it, their choices made by the guide's values. With
-    /// `distance`, the turns to the next capture are read too.
+    /// The guide's value of a position (see [`Budget::guide`]): true, but not yet shown
+    /// over the proof's tables, so the strategy writers go on below it, their choices
+    /// made by the guide's values. Asked only of positions that [`Search::settled_for`]
+    /// left open, so the proof's tables are not probed again. With `distance`, the turns
+    /// to the next capture are read too.
     pub(super) fn guided(&self, position: &Position, distance: bool) -> Option<Value> {
         let guide = self.budget.guide?;
-        if self
-            .tables
-            .is_some_and(|t| t.probe_outcome(position).is_some())
-        {
-            return None;
-        }
         if distance {
             guide.probe(position)
         } else {
@@ -264,7 +259,7 @@ impl Search<'_> {
     }
 
     /// Whether `owner` keeps `guarantee` from `position` by the guide's value; `None`
-    /// when the guide does not hold it, or the proof's tables do.
+    /// when the guide does not hold it (asked, as [`Search::guided`], of open positions).
     pub(super) fn guided_for(
         &self,
         position: &Position,

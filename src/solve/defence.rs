@@ -9,114 +9,184 @@
 //! a table position the owner does not lose), and a line inside it that goes on forever
 //! repeats a position: a draw. No backtracking: each position is gathered once and dies at
 //! most once.
+//!
+//! A defence through the quiet endings of a guide's tables gathers tens of millions of
+//! positions, so a gathered position keeps little: itself, the owner's ranked candidates,
+//! and links to the positions that depend on it, in arenas indexed by `u32`. The other
+//! side's turns are generated again when the chosen turns are read out.
 
 use super::dfpn::Search;
+use super::key_index::KeyIndex;
 use super::strategy::Guarantee;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// The most nodes of the fresh search that asks whether a gathered position the table
 /// does not settle is lost.
 const FRESH_SEARCH_NODES: u64 = 10_000;
 
-/// What a child of a gathered position is.
+/// What the defence keeps for each position it gathers, about (measured on a defence of
+/// 8 million positions): the node, its candidates, the links to it and its index entry.
+pub(super) const DEFENCE_BYTES_PER_POSITION: usize = 192;
+
+/// The end of a list of links.
+const NO_LINK: u32 = u32::MAX;
+
+/// A child as the defence sees it, when it is not lost for the owner.
 #[derive(Copy, Clone, PartialEq, Eq)]
-enum Child {
-    /// Settled, and not lost for the owner: never dies.
+enum Class {
+    /// Settled, and not lost for the owner: it never dies, and is not gathered.
     Safe,
-    /// A position to gather, by key (for the owner's candidates, gathered only once
-    /// chosen).
-    Node(u64),
+    /// To gather; `guided` when the guide holds it.
+    Open { guided: bool },
+}
+
+/// One of the owner's candidate turns.
+#[derive(Copy, Clone)]
+struct Candidate {
+    turn: Turn,
+    class: Class,
 }
 
 struct Node {
     position: Position,
-    /// The owner to move: its candidate turns, best first, and the children they lead to.
-    /// The other side: every turn.
-    children: Vec<(Turn, Child)>,
+    /// Whether the guide holds it.
+    guided: bool,
+    /// The owner to move: its candidate turns, best first. The other side: empty.
+    candidates: Box<[Candidate]>,
     /// The owner to move: the candidate now chosen.
-    choice: usize,
+    choice: u32,
+    /// The first link to a position that depends on this one, or [`NO_LINK`].
+    dependants: u32,
     dead: bool,
+}
+
+/// A position that depends on another: the other side's position before it, or the
+/// owner's position whose choice it is (or was: a choice that moved on leaves its link).
+struct Link {
+    dependant: u32,
+    next: u32,
 }
 
 struct Defence {
     owner: Color,
-    nodes: HashMap<u64, Node>,
-    /// Who depends on a position: the other side's positions before it, and the owner's
-    /// positions whose choice it is.
-    parents: HashMap<u64, Vec<u64>>,
-    to_gather: Vec<u64>,
-    dying: Vec<u64>,
+    /// Each gathered position's index in `nodes`, by key.
+    index: KeyIndex,
+    nodes: Vec<Node>,
+    links: Vec<Link>,
+    to_gather: Vec<u32>,
+    dying: Vec<u32>,
 }
 
 impl Defence {
-    /// Registers `position` to be gathered, once.
-    fn register(&mut self, position: Position) -> u64 {
-        let key = position.key();
-        self.nodes.entry(key).or_insert_with(|| {
-            self.to_gather.push(key);
-            Node {
+    fn new(owner: Color) -> Defence {
+        Defence {
+            owner,
+            index: KeyIndex::default(),
+            nodes: Vec::new(),
+            links: Vec::new(),
+            to_gather: Vec::new(),
+            dying: Vec::new(),
+        }
+    }
+
+    /// Registers `position` (`guided` when the guide holds it) to be gathered, once; its
+    /// index.
+    fn register(&mut self, position: Position, guided: bool) -> u32 {
+        let next = u32::try_from(self.nodes.len()).expect("fewer than 2^32 positions");
+        let index = self.index.get_or_insert(position.key(), next);
+        if index == next {
+            self.nodes.push(Node {
                 position,
-                children: Vec::new(),
+                guided,
+                candidates: Box::default(),
                 choice: 0,
+                dependants: NO_LINK,
                 dead: false,
-            }
-        });
-        key
+            });
+            self.to_gather.push(index);
+        }
+        index
+    }
+
+    /// Records that `dependant` depends on `index`.
+    fn depend(&mut self, index: u32, dependant: u32) {
+        let next = self.nodes[index as usize].dependants;
+        self.nodes[index as usize].dependants =
+            u32::try_from(self.links.len()).expect("fewer than 2^32 links");
+        self.links.push(Link { dependant, next });
     }
 
     fn is_dead(&self, key: u64) -> bool {
-        self.nodes.get(&key).is_some_and(|node| node.dead)
+        self.index
+            .get(key)
+            .is_some_and(|index| self.nodes[index as usize].dead)
+    }
+
+    /// The class of a gathered position (never safe, and not lost as far as the tables
+    /// and the guide tell: it was registered only so).
+    fn class_of(&self, index: u32) -> Class {
+        Class::Open {
+            guided: self.nodes[index as usize].guided,
+        }
     }
 
     /// Makes the owner's position `parent` choose its first candidate from `from` on that
     /// is safe or not dead; it dies when none is left.
-    fn choose_from(&mut self, parent: u64, from: usize) {
-        let node = &self.nodes[&parent];
+    fn choose_from(&mut self, parent: u32, from: usize) {
+        let node = &self.nodes[parent as usize];
         let position = node.position;
-        let found = node.children[from.min(node.children.len())..]
+        let found = node
+            .candidates
             .iter()
-            .position(|&(_, child)| match child {
-                Child::Safe => true,
-                Child::Node(key) => !self.is_dead(key),
+            .enumerate()
+            .skip(from)
+            .find(|(_, candidate)| {
+                candidate.class == Class::Safe || !self.is_dead(position.play(candidate.turn).key())
             })
-            .map(|offset| from + offset);
-        let Some(index) = found else {
+            .map(|(index, &candidate)| (index, candidate));
+        let Some((index, candidate)) = found else {
             self.dying.push(parent);
             return;
         };
-        let (turn, child) = self.nodes[&parent].children[index];
-        self.nodes.get_mut(&parent).expect("registered").choice = index;
-        if let Child::Node(_) = child {
-            let key = self.register(position.play(turn));
-            self.parents.entry(key).or_default().push(parent);
+        self.nodes[parent as usize].choice = index as u32;
+        if let Class::Open { guided } = candidate.class {
+            let child = self.register(position.play(candidate.turn), guided);
+            self.depend(child, parent);
         }
     }
 
     /// `dead` has died: its dependant `parent` dies with it or moves on.
-    fn revise(&mut self, parent: u64, dead: u64) {
-        let node = &self.nodes[&parent];
+    fn revise(&mut self, parent: u32, dead: u32) {
+        let node = &self.nodes[parent as usize];
         if node.dead {
             return;
         }
         if node.position.side_to_move() != self.owner {
             self.dying.push(parent);
-        } else if node.children.get(node.choice).map(|c| c.1) == Some(Child::Node(dead)) {
-            let next = node.choice + 1;
-            self.choose_from(parent, next);
+            return;
+        }
+        let choice = node.choice as usize;
+        let chosen = node.candidates[choice];
+        let dead_key = self.nodes[dead as usize].position.key();
+        if chosen.class != Class::Safe && node.position.play(chosen.turn).key() == dead_key {
+            self.choose_from(parent, choice + 1);
         }
     }
 
     /// A position found lost for the owner: its dependants lose it or move on.
-    fn bury(&mut self, key: u64) {
-        let node = self.nodes.get_mut(&key).expect("registered");
+    fn bury(&mut self, index: u32) {
+        let node = &mut self.nodes[index as usize];
         if node.dead {
             return;
         }
         node.dead = true;
-        for parent in self.parents.remove(&key).unwrap_or_default() {
-            self.revise(parent, key);
+        let mut link = std::mem::replace(&mut node.dependants, NO_LINK);
+        while link != NO_LINK {
+            let Link { dependant, next } = self.links[link as usize];
+            self.revise(dependant, index);
+            link = next;
         }
     }
 
@@ -124,7 +194,7 @@ impl Defence {
     /// wait, and per stone count the positions gathered and (after `/`) those that died.
     fn census(&self) -> String {
         let mut by_stones = std::collections::BTreeMap::<u32, (usize, usize)>::new();
-        for node in self.nodes.values() {
+        for node in &self.nodes {
             let stones = node.position.us().count() + node.position.them().count();
             let entry = by_stones.entry(stones).or_default();
             entry.0 += 1;
@@ -142,31 +212,6 @@ impl Defence {
             counts.join(" ")
         )
     }
-
-    /// The owner's chosen turns in the positions reachable from `root` (alive).
-    fn chosen_turns(&self, root: u64) -> HashMap<u64, Turn> {
-        let mut turns = HashMap::new();
-        let mut seen = HashSet::from([root]);
-        let mut stack = vec![root];
-        while let Some(key) = stack.pop() {
-            let node = &self.nodes[&key];
-            let next: Vec<Child> = if node.position.side_to_move() == self.owner {
-                let (turn, child) = node.children[node.choice];
-                turns.insert(key, turn);
-                vec![child]
-            } else {
-                node.children.iter().map(|&(_, child)| child).collect()
-            };
-            for child in next {
-                if let Child::Node(child) = child
-                    && seen.insert(child)
-                {
-                    stack.push(child);
-                }
-            }
-        }
-        turns
-    }
 }
 
 impl Search<'_> {
@@ -176,67 +221,121 @@ impl Search<'_> {
         root: &Position,
         owner: Color,
     ) -> Option<HashMap<u64, Turn>> {
-        let mut defence = Defence {
-            owner,
-            nodes: HashMap::new(),
-            parents: HashMap::new(),
-            to_gather: Vec::new(),
-            dying: Vec::new(),
-        };
-        match self.settled_for(root, owner, Guarantee::NoLoss) {
+        let mut defence = Defence::new(owner);
+        let root = match self.settled_for(root, owner, Guarantee::NoLoss) {
             Some(safe) => return safe.then(HashMap::new),
-            None => defence.register(*root),
+            None => defence.register(*root, self.guided(root, false).is_some()),
         };
+        let mut turns = Vec::new();
         loop {
-            if self.out_of_budget() || self.writer_full(defence.nodes.len()) {
+            if self.out_of_budget()
+                || self.writer_full(defence.nodes.len(), DEFENCE_BYTES_PER_POSITION)
+            {
                 tracing::debug!("defence not finished: {}", defence.census());
                 return None;
             }
-            if let Some(key) = defence.dying.pop() {
-                defence.bury(key);
-            } else if let Some(key) = defence.to_gather.pop() {
-                self.gather(key, &mut defence);
+            if let Some(index) = defence.dying.pop() {
+                defence.bury(index);
+            } else if let Some(index) = defence.to_gather.pop() {
+                self.gather(index, &mut defence, &mut turns);
             } else {
                 break;
             }
         }
         tracing::debug!("defence finished: {}", defence.census());
-        if defence.is_dead(root.key()) {
+        if defence.nodes[root as usize].dead {
             return None;
         }
-        Some(defence.chosen_turns(root.key()))
+        Some(self.chosen_turns(&defence, root))
     }
 
-    /// A child as the defence sees it: safe, to gather, or `None` when it is settled lost
-    /// for the owner.
-    fn classify(&mut self, position: &Position, owner: Color) -> Option<Child> {
+    /// The owner's chosen turns in the positions reachable from `root` (alive): the
+    /// other side's turns lead on to every child that was gathered (the others are
+    /// settled).
+    fn chosen_turns(&self, defence: &Defence, root: u32) -> HashMap<u64, Turn> {
+        let mut chosen = HashMap::new();
+        let mut seen = vec![false; defence.nodes.len()];
+        seen[root as usize] = true;
+        let mut stack = vec![root];
+        let mut turns = Vec::new();
+        while let Some(index) = stack.pop() {
+            let node = &defence.nodes[index as usize];
+            let position = node.position;
+            if position.side_to_move() == defence.owner {
+                let candidate = node.candidates[node.choice as usize];
+                chosen.insert(position.key(), candidate.turn);
+                turns.clear();
+                if candidate.class != Class::Safe {
+                    turns.push(candidate.turn);
+                }
+            } else {
+                self.rules.turn_rules().generate(&position, &mut turns);
+            }
+            for &turn in &turns {
+                if let Some(child) = defence.index.get(position.play(turn).key())
+                    && !std::mem::replace(&mut seen[child as usize], true)
+                {
+                    stack.push(child);
+                }
+            }
+        }
+        chosen
+    }
+
+    /// A child as the defence sees it, or `None` when it is settled lost for the owner or
+    /// the guide says so.
+    fn classify(&mut self, position: &Position, owner: Color) -> Option<Class> {
         match self.settled_for(position, owner, Guarantee::NoLoss) {
-            Some(safe) => safe.then_some(Child::Safe),
-            None if self.guided_for(position, owner, Guarantee::NoLoss) == Some(false) => None,
-            None => Some(Child::Node(position.key())),
+            Some(safe) => safe.then_some(Class::Safe),
+            None => match self.guided_for(position, owner, Guarantee::NoLoss) {
+                Some(false) => None,
+                known => Some(Class::Open {
+                    guided: known.is_some(),
+                }),
+            },
+        }
+    }
+
+    /// [`Search::classify`], answered without probing for a position already gathered.
+    fn classify_child(
+        &mut self,
+        position: &Position,
+        defence: &Defence,
+    ) -> Option<(Class, Option<u32>)> {
+        match defence.index.get(position.key()) {
+            Some(index) => Some((defence.class_of(index), Some(index))),
+            None => Some((self.classify(position, defence.owner)?, None)),
         }
     }
 
     /// How many of the other side's replies at `position` (the owner's candidate) the
     /// defence would have to answer: a position already gathered counts once, a new one
     /// twice, a settled one not at all. Among the turns the guide says hold, the one
-    /// with the fewest keeps the defence small.
-    fn replies_to_answer(&self, position: &Position, defence: &Defence) -> u64 {
+    /// with the fewest keeps the defence small. Counting stops once it passes `bound`
+    /// (the fewest of a candidate before): only the fewest must be exact.
+    fn replies_to_answer(&self, position: &Position, defence: &Defence, bound: u64) -> u64 {
         let mut turns = Vec::new();
         self.rules.turn_rules().generate(position, &mut turns);
-        turns
-            .into_iter()
-            .map(|turn| {
-                let next = position.play(turn);
-                if self.settled_for(&next, defence.owner, Guarantee::NoLoss) == Some(true) {
-                    0
-                } else if defence.nodes.contains_key(&next.key()) {
-                    1
-                } else {
-                    2
-                }
-            })
-            .sum()
+        let replies: Vec<Position> = turns.into_iter().map(|turn| position.play(turn)).collect();
+        // Each lookup misses the caches: ask for all the lines first.
+        for next in &replies {
+            defence.index.prefetch(next.key());
+        }
+        let mut count = 0;
+        for next in &replies {
+            // A gathered position is never settled: it is asked first, without a probe.
+            count += if defence.index.contains(next.key()) {
+                1
+            } else if self.settled_for(next, defence.owner, Guarantee::NoLoss) == Some(true) {
+                0
+            } else {
+                2
+            };
+            if count > bound {
+                break;
+            }
+        }
+        count
     }
 
     /// Whether the owner reaches its goal at `position` (not settled) by the table, or
@@ -257,69 +356,74 @@ impl Search<'_> {
                 .is_none_or(|goal| goal == owner_to_move)
     }
 
-    /// Expands a registered position: its children, or its death.
-    fn gather(&mut self, key: u64, defence: &mut Defence) {
+    /// Expands a registered position: its children, or its death. `turns` is scratch
+    /// space.
+    fn gather(&mut self, index: u32, defence: &mut Defence, turns: &mut Vec<Turn>) {
         self.nodes += 1;
-        let position = defence.nodes[&key].position;
-        if defence.nodes[&key].dead || !self.owner_holds(&position, defence.owner) {
-            defence.dying.push(key);
+        let node = &defence.nodes[index as usize];
+        let position = node.position;
+        if node.dead || !self.owner_holds(&position, defence.owner) {
+            defence.dying.push(index);
             return;
         }
-        let mut turns = Vec::new();
-        self.rules.turn_rules().generate(&position, &mut turns);
+        self.rules.turn_rules().generate(&position, turns);
         if position.side_to_move() == defence.owner {
             // Candidates: safe children first, then those the guide says hold, by the
             // replies they leave, then those where the table says the other side fails,
             // by the work their proofs took, then those it does not know; those where
             // the table proves the other side's win are left out.
-            let mut ranked: Vec<(u64, Turn, Child)> = Vec::new();
-            for turn in turns {
+            let mut ranked: Vec<(u64, Candidate)> = Vec::new();
+            let mut fewest = u64::MAX;
+            for &turn in turns.iter() {
                 let next = position.play(turn);
-                match self.classify(&next, defence.owner) {
-                    Some(Child::Safe) => ranked.push((0, turn, Child::Safe)),
-                    Some(child) if self.guided(&next, false).is_some() => {
-                        let replies = self.replies_to_answer(&next, defence);
-                        ranked.push((1 + replies, turn, child));
+                let Some((class, _)) = self.classify_child(&next, defence) else {
+                    continue;
+                };
+                let rank = match class {
+                    Class::Safe => 0,
+                    Class::Open { guided: true } => {
+                        let replies = self.replies_to_answer(&next, defence, fewest);
+                        fewest = fewest.min(replies);
+                        1 + replies
                     }
-                    Some(child) => match self.goal_reached(&next, false) {
-                        Some(false) => {
-                            let work = self.table.work(next.key());
-                            ranked.push(((1 << 32) + work, turn, child));
-                        }
+                    Class::Open { guided: false } => match self.goal_reached(&next, false) {
+                        Some(false) => (1 << 32) + self.table.work(next.key()),
                         // Not in the table: searched if it comes to that.
-                        None => ranked.push((u64::MAX, turn, child)),
-                        Some(true) => {}
+                        None => u64::MAX,
+                        Some(true) => continue,
                     },
-                    None => {}
-                }
+                };
+                ranked.push((rank, Candidate { turn, class }));
             }
-            ranked.sort_unstable_by_key(|&(rank, _, _)| rank);
-            defence.nodes.get_mut(&key).expect("registered").children =
-                ranked.into_iter().map(|(_, t, c)| (t, c)).collect();
-            defence.choose_from(key, 0);
+            ranked.sort_unstable_by_key(|&(rank, _)| rank);
+            defence.nodes[index as usize].candidates =
+                ranked.into_iter().map(|(_, candidate)| candidate).collect();
+            defence.choose_from(index, 0);
         } else {
-            let mut children = Vec::with_capacity(turns.len());
-            for turn in turns {
+            // Every child must be classified before any is registered: a lost one kills
+            // the position, which then needs none of them.
+            let mut gathered = Vec::with_capacity(turns.len());
+            for &turn in turns.iter() {
                 let next = position.play(turn);
-                match self.classify(&next, defence.owner) {
-                    Some(child) => children.push((turn, child, next)),
+                match self.classify_child(&next, defence) {
+                    Some((Class::Safe, _)) => {}
+                    Some((Class::Open { guided }, known)) => {
+                        if known.is_some_and(|child| defence.nodes[child as usize].dead) {
+                            defence.dying.push(index);
+                            return;
+                        }
+                        gathered.push((next, guided));
+                    }
                     None => {
-                        defence.dying.push(key);
+                        defence.dying.push(index);
                         return;
                     }
                 }
             }
-            for &(_, child, next) in &children {
-                if let Child::Node(_) = child {
-                    let child = defence.register(next);
-                    defence.parents.entry(child).or_default().push(key);
-                    if defence.is_dead(child) {
-                        defence.dying.push(key);
-                    }
-                }
+            for (next, guided) in gathered {
+                let child = defence.register(next, guided);
+                defence.depend(child, index);
             }
-            defence.nodes.get_mut(&key).expect("registered").children =
-                children.into_iter().map(|(t, c, _)| (t, c)).collect();
         }
     }
 

@@ -186,9 +186,9 @@ struct Child {
     low: usize,
 }
 
-/// What a strategy writer keeps for each position it gathers, about: the position, its
+/// What the win writer keeps for each position it gathers, about: the position, its
 /// turns and children, and the links back to it.
-const WRITER_BYTES_PER_POSITION: usize = 512;
+pub(super) const WIN_WRITER_BYTES_PER_POSITION: usize = 512;
 
 /// The `low` of a value that rests on no repetition of the path above it.
 const INDEPENDENT: usize = usize::MAX;
@@ -627,10 +627,11 @@ impl<'a> Search<'a> {
     }
 
     /// Whether a strategy writer that has gathered `gathered` positions has used its
-    /// share of `--memory` (as much again as the proof table), and so stops: the search
+    /// share of `--memory` (as much again as the proof table), at about `bytes_per_position`
+    /// a position, and so stops: the search
     /// is then aborted, with one warning.
-    pub(super) fn writer_full(&mut self, gathered: usize) -> bool {
-        let room = (self.budget.table_mb.max(1) << 20) / WRITER_BYTES_PER_POSITION;
+    pub(super) fn writer_full(&mut self, gathered: usize, bytes_per_position: usize) -> bool {
+        let room = (self.budget.table_mb.max(1) << 20) / bytes_per_position;
         if gathered > room && !self.aborted {
             tracing::warn!(
                 "writing the strategy down needs more memory than --memory {} gives it \

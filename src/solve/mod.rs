@@ -24,6 +24,7 @@ mod codes;
 mod defence;
 mod dfpn;
 mod extract;
+mod key_index;
 mod manager;
 mod one_question;
 mod sample;

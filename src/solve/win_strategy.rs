@@ -16,7 +16,7 @@
 //! in circles) does every owner's position still open try its next candidate, in the
 //! order the positions were gathered, so that a run is the same each time.
 
-use super::dfpn::Search;
+use super::dfpn::{Search, WIN_WRITER_BYTES_PER_POSITION};
 use super::strategy::Guarantee;
 use crate::rules::Rules;
 use crate::rules::position::{Color, Position};
@@ -222,7 +222,7 @@ impl Search<'_> {
         let root_key = attractor.link(*root, None);
         loop {
             if self.out_of_budget()
-                || self.writer_full(attractor.nodes.len())
+                || self.writer_full(attractor.nodes.len(), WIN_WRITER_BYTES_PER_POSITION)
                 || attractor.is_won(root_key)
             {
                 break;

@@ -28,7 +28,7 @@ use crate::rules::turn::Turn;
 use crate::safe_file::{checksum, write_atomically};
 use crate::tablebase::Tablebase;
 use anyhow::{Context, Result, bail};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::path::{Path, PathBuf};
 
 /// The environment variable that names the store's folder; set to nothing, it switches
@@ -138,9 +138,11 @@ pub struct ProofStore {
     chain_rule: u8,
     /// The most stones of the table layers any stored result took as leaves.
     table_stones: u8,
-    known: HashMap<u64, Known>,
+    /// By Zobrist key: already uniform, so a fast hash serves, where the standard one's
+    /// defence against chosen keys would only slow the writers' millions of lookups.
+    known: FxHashMap<u64, Known>,
     /// What this run added, not yet written.
-    added: HashMap<u64, Known>,
+    added: FxHashMap<u64, Known>,
 }
 
 impl ProofStore {
@@ -150,8 +152,8 @@ impl ProofStore {
             board: board_code(rules.board),
             chain_rule: chain_code(rules.chain_rule),
             table_stones: 0,
-            known: HashMap::new(),
-            added: HashMap::new(),
+            known: FxHashMap::default(),
+            added: FxHashMap::default(),
         }
     }
 

@@ -113,6 +113,15 @@ fn a_stored_result_is_a_leaf_and_the_proof_stands_without_the_store() {
         "{again}{error}"
     );
     assert_eq!(store_counts(&again).0, 0, "{again}");
+    // Without a proof file, nothing is written down again: the store has it already.
+    let mut stored = dimy.to_vec();
+    stored.extend(["--store", store, "--log-level", "debug"]);
+    let (ok, again, error) = vato_solve(&stored);
+    assert!(
+        ok && again.starts_with("draw bestmove b2c3A nodes 0 "),
+        "{again}{error}"
+    );
+    assert!(!error.contains("strategy written"), "{error}");
     let (ok, answer, error) = vato_solve(&check);
     assert!(
         ok && answer.starts_with("proof ok: draw"),

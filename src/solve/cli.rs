@@ -511,8 +511,9 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
             path,
             every: Duration::from_secs_f64(args.checkpoint_every.max(0.0)),
         }),
-        // The store keeps wins with their strategies.
-        proof: args.proof.is_some() || store.is_some(),
+        // The store's results get their strategies anyway (see `one_question`), so a
+        // result the store holds already is answered without writing one again.
+        proof: args.proof.is_some(),
         threads: args.threads.into(),
         method: args.method(),
         store: None,

@@ -447,7 +447,7 @@ pub(super) fn answer(
         query.prover.opposite()
     };
     let disproved = value == Value::Disproved;
-    let strategy = if budget.proof || disproved {
+    let strategy = if budget.proof || disproved || budget.store.is_some() {
         search.budget_for_strategy();
         let strategy = search.extract(root, owner);
         if strategy.is_none() && !search.aborted {

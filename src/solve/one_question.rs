@@ -2,6 +2,7 @@
 //! written down as a strategy, a proof (when asked for) by the prover's.
 
 use super::dfpn::{Answer, Budget, Proof, Query, Search};
+use super::strategy::Guarantee;
 use super::table::INFINITE;
 use crate::rules::Rules;
 use crate::rules::position::Position;
@@ -10,7 +11,8 @@ use anyhow::{Result, bail};
 use std::time::Instant;
 
 /// Whether `query.prover` wins from `root` under `rules`, with `tables` as leaves, by
-/// df-pn alone; with the strategy when `budget.proof` asks for it.
+/// df-pn alone; with the strategy when `budget.proof` asks for it, or the store lacks
+/// the result.
 ///
 /// The search first stores every value it finds, which is fast but lets a disproof that
 /// rested on a repetition of one line be reused on another (the graph-history
@@ -91,15 +93,24 @@ fn answer_storing(
         Proof::Proved(None)
     };
     // A disproof is always confirmed, and so is any value over a guide (it may rest on
-    // the guide's values); otherwise a proof is written down when asked for.
+    // the guide's values), unless the proof's tables or the store (whose results were
+    // checked when they joined it) answer the root. A strategy is also written for a
+    // proof file, and for the store when the result is new to it.
+    let owner = if phi == 0 { mover } else { mover.opposite() };
+    let guarantee = if owner == query.prover {
+        Guarantee::Win
+    } else {
+        Guarantee::NoLoss
+    };
+    let settled = search.settled_for(root, owner, guarantee) == Some(true);
     let disproved = matches!(proof, Proof::Disproved(_));
-    let unconfirmed = disproved || budget.guide.is_some();
-    let wanted = proof != Proof::Unknown && (budget.proof || unconfirmed);
+    let unconfirmed = !settled && (disproved || budget.guide.is_some());
+    let for_store = budget.store.is_some() && !settled;
+    let wanted = proof != Proof::Unknown && (budget.proof || unconfirmed || for_store);
     let strategy = if wanted {
         // Searches again where the table lost entries, within what is left of the
         // budget; saves no checkpoint.
         search.budget_for_strategy();
-        let owner = if phi == 0 { mover } else { mover.opposite() };
         let strategy = search.extract(root, owner);
         tracing::debug!(
             "{}'s strategy {} after {} nodes",

@@ -4,7 +4,7 @@
 
 use super::checkpoint::{Checkpoint, Owner, load, save};
 use super::dfpn::{Answer, Budget, Method, Proof, Query, Solved};
-use super::strategy::Strategy;
+use super::strategy::{Guarantee, Strategy};
 use super::table::ProofTable;
 use super::verdict::Verdict;
 use super::{manager, one_question};
@@ -245,7 +245,11 @@ pub fn solve(
         }
         (_, Proof::Proved(_)) => (Verdict::Loss, None, vec![second.strategy], nodes),
         (Proof::Disproved(_), Proof::Disproved(_)) => {
-            let (best, more) = match root_turn(&second.strategy) {
+            // The store's turn when the store answered the root (no strategy written).
+            let stored = budget
+                .store
+                .and_then(|store| store.turn(root.key(), mover, Guarantee::NoLoss));
+            let (best, more) = match root_turn(&second.strategy).or(stored) {
                 Some(turn) => (Some(turn), 0),
                 None => drawing_turn(root, rules, tables, budget)?,
             };

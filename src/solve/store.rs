@@ -169,6 +169,7 @@ impl ProofStore {
                 .with_context(|| format!("proof store {}", path.display()))?;
             if (segment.board, segment.chain_rule) == (store.board, store.chain_rule) {
                 store.table_stones = store.table_stones.max(segment.table_stones);
+                store.known.reserve(segment.entries.len());
                 for (key, known) in segment.entries {
                     store.merge(key, known);
                 }

@@ -124,12 +124,13 @@ impl Defence {
             .is_some_and(|index| self.nodes[index as usize].dead)
     }
 
-    /// The class of a gathered position (never safe, and not lost as far as the tables
-    /// and the guide tell: it was registered only so).
-    fn class_of(&self, index: u32) -> Class {
-        Class::Open {
-            guided: self.nodes[index as usize].guided,
-        }
+    /// The class of a gathered position, `None` when it has died (never safe, and not
+    /// lost as far as the tables and the guide tell: it was registered only so).
+    fn class_of(&self, index: u32) -> Option<Class> {
+        let node = &self.nodes[index as usize];
+        (!node.dead).then_some(Class::Open {
+            guided: node.guided,
+        })
     }
 
     /// Makes the owner's position `parent` choose its first candidate from `from` on that
@@ -296,15 +297,12 @@ impl Search<'_> {
         }
     }
 
-    /// [`Search::classify`], answered without probing for a position already gathered.
-    fn classify_child(
-        &mut self,
-        position: &Position,
-        defence: &Defence,
-    ) -> Option<(Class, Option<u32>)> {
+    /// [`Search::classify`], answered without probing for a position already gathered
+    /// (`None` too when it has died).
+    fn classify_child(&mut self, position: &Position, defence: &Defence) -> Option<Class> {
         match defence.index.get(position.key()) {
-            Some(index) => Some((defence.class_of(index), Some(index))),
-            None => Some((self.classify(position, defence.owner)?, None)),
+            Some(index) => defence.class_of(index),
+            None => self.classify(position, defence.owner),
         }
     }
 
@@ -376,7 +374,7 @@ impl Search<'_> {
             let mut fewest = u64::MAX;
             for &turn in turns.iter() {
                 let next = position.play(turn);
-                let Some((class, _)) = self.classify_child(&next, defence) else {
+                let Some(class) = self.classify_child(&next, defence) else {
                     continue;
                 };
                 let rank = match class {
@@ -406,14 +404,8 @@ impl Search<'_> {
             for &turn in turns.iter() {
                 let next = position.play(turn);
                 match self.classify_child(&next, defence) {
-                    Some((Class::Safe, _)) => {}
-                    Some((Class::Open { guided }, known)) => {
-                        if known.is_some_and(|child| defence.nodes[child as usize].dead) {
-                            defence.dying.push(index);
-                            return;
-                        }
-                        gathered.push((next, guided));
-                    }
+                    Some(Class::Safe) => {}
+                    Some(Class::Open { guided }) => gathered.push((next, guided)),
                     None => {
                         defence.dying.push(index);
                         return;

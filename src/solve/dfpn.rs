@@ -627,9 +627,9 @@ impl<'a> Search<'a> {
     }
 
     /// Whether a strategy writer that has gathered `gathered` positions has used its
-    /// share of `--memory` (as much again as the proof table), at about `bytes_per_position`
-    /// a position, and so stops: the search
-    /// is then aborted, with one warning.
+    /// share of `--memory` (as much again as the proof table, at about
+    /// `bytes_per_position` a position), and so stops: the search is then aborted, with
+    /// one warning.
     pub(super) fn writer_full(&mut self, gathered: usize, bytes_per_position: usize) -> bool {
         let room = (self.budget.table_mb.max(1) << 20) / bytes_per_position;
         if gathered > room && !self.aborted {

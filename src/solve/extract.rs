@@ -16,10 +16,10 @@ impl Search<'_> {
     /// found (a value that rested on the graph-history interaction).
     pub(super) fn extract(&mut self, root: &Position, owner: Color) -> Option<Strategy> {
         self.path.clear();
-        let (guarantee, turns) = if owner == self.prover {
-            (Guarantee::Win, self.extract_win(root, owner)?)
-        } else {
-            (Guarantee::NoLoss, self.extract_defence(root, owner)?)
+        let guarantee = self.guarantee_of(owner);
+        let turns = match guarantee {
+            Guarantee::Win => self.extract_win(root, owner)?,
+            Guarantee::NoLoss => self.extract_defence(root, owner)?,
         };
         if self.aborted {
             return None;
@@ -35,6 +35,23 @@ impl Search<'_> {
             guarantee,
             turns,
         })
+    }
+
+    /// What `owner` reaches when its goal is reached: the prover a win, its opponent
+    /// anything else.
+    fn guarantee_of(&self, owner: Color) -> Guarantee {
+        if owner == self.prover {
+            Guarantee::Win
+        } else {
+            Guarantee::NoLoss
+        }
+    }
+
+    /// Whether the proof's tables or the store answer `root` for `owner`, whose goal was
+    /// reached there: the result needs no strategy to confirm it (the store's results
+    /// were checked when they joined it), and the store none to learn it.
+    pub(super) fn answered_already(&self, root: &Position, owner: Color) -> bool {
+        self.settled_for(root, owner, self.guarantee_of(owner)) == Some(true)
     }
 
     /// The strategy `turns` completed with the store's turns past the stored results it

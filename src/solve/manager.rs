@@ -447,7 +447,10 @@ pub(super) fn answer(
         query.prover.opposite()
     };
     let disproved = value == Value::Disproved;
-    let strategy = if budget.proof || disproved || budget.store.is_some() {
+    // As in `one_question`: a disproof is confirmed and a result new to the store gets
+    // its strategy, unless the tables or the store answer the root already.
+    let settled = search.answered_already(root, owner);
+    let strategy = if budget.proof || (!settled && (disproved || budget.store.is_some())) {
         search.budget_for_strategy();
         let strategy = search.extract(root, owner);
         if strategy.is_none() && !search.aborted {
@@ -467,7 +470,7 @@ pub(super) fn answer(
         .or(graph_turn)
         .filter(|_| owner == mover);
     let proof = match proof {
-        Proof::Disproved(_) if strategy.is_none() => Proof::Unknown,
+        Proof::Disproved(_) if strategy.is_none() && !settled => Proof::Unknown,
         Proof::Disproved(_) => Proof::Disproved(turn),
         Proof::Proved(_) => Proof::Proved(turn),
         Proof::Unknown => Proof::Unknown,

@@ -2,7 +2,6 @@
 //! written down as a strategy, a proof (when asked for) by the prover's.
 
 use super::dfpn::{Answer, Budget, Proof, Query, Search};
-use super::strategy::Guarantee;
 use super::table::INFINITE;
 use crate::rules::Rules;
 use crate::rules::position::Position;
@@ -97,12 +96,7 @@ fn answer_storing(
     // checked when they joined it) answer the root. A strategy is also written for a
     // proof file, and for the store when the result is new to it.
     let owner = if phi == 0 { mover } else { mover.opposite() };
-    let guarantee = if owner == query.prover {
-        Guarantee::Win
-    } else {
-        Guarantee::NoLoss
-    };
-    let settled = search.settled_for(root, owner, guarantee) == Some(true);
+    let settled = search.answered_already(root, owner);
     let disproved = matches!(proof, Proof::Disproved(_));
     let unconfirmed = !settled && (disproved || budget.guide.is_some());
     let for_store = budget.store.is_some() && !settled;

@@ -543,6 +543,58 @@ fn a_sample_is_drawn_from_the_layers_held() {
     );
 }
 
+/// `--layers` draws the sample from the pairs named only: a missing layer of another pair
+/// is not missed, and the pairs give the stone count.
+#[test]
+fn a_sample_is_drawn_from_the_layers_asked_for() {
+    let full = five_stone_dimy_dir();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-five-dimy-without-4v1");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir(full).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_string();
+        if !name.starts_with("vato-dimy-4v1.") {
+            std::fs::copy(&path, dir.join(&name)).unwrap();
+        }
+    }
+    let sample = |layers: &str| {
+        vato_solve(&[
+            "--variant",
+            "dimy",
+            "--tablebase-path",
+            dir.to_str().unwrap(),
+            "--sample",
+            "30",
+            "--layers",
+            layers,
+            "--nodes",
+            "5000000",
+            "--memory",
+            "16",
+        ])
+    };
+    let (ok, answer, error) = sample("3v2");
+    assert!(ok, "{error}");
+    let lines: Vec<&str> = answer.lines().collect();
+    assert_eq!(lines.len(), 1, "{answer}");
+    assert!(
+        lines[0].starts_with("sample 30 positions of 5 stones over the tables of up to 4: ")
+            && lines[0].contains(" 0 disagree"),
+        "{answer}"
+    );
+    let (ok, answer, error) = sample("1v4,3v2");
+    assert!(ok, "{error}");
+    assert!(
+        answer.starts_with(
+            "layers 4v1 are not in the tables: the positions are drawn from 3v2, 2v3, 1v4\n"
+        ),
+        "{answer}"
+    );
+    let (ok, _, error) = sample("3v2,2v1");
+    assert!(!ok && error.contains("the same stone count"), "{error}");
+}
+
 /// Dimy's tables of up to five stones, built once for the file.
 fn five_stone_dimy_dir() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();

@@ -13,7 +13,9 @@ use crate::rules::Rules;
 use crate::rules::fen::parse_position_on;
 use crate::rules::notation::spelled_turns;
 use crate::shard::Shard;
-use crate::tablebase::{MAX_STONES, TableRules, Tablebase, default_dir, layer_names, layers_with};
+use crate::tablebase::{
+    MAX_STONES, TableRules, Tablebase, default_dir, layer_names, layers_with, parse_layer_pair,
+};
 use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -64,6 +66,10 @@ pub struct SolveArgs {
     /// hold).
     #[arg(long, requires = "sample")]
     stones: Option<usize>,
+    /// With --sample: draw the positions from these layer pairs only (`7v1` stands for
+    /// 7v1 and 1v7), comma-separated, all of one stone count, which stands for --stones.
+    #[arg(long, value_name = "AvB,...", value_delimiter = ',', value_parser = parse_layer_pair, requires = "sample", conflicts_with = "stones")]
+    layers: Option<Vec<(usize, usize)>>,
     /// With --sample: the seed of the random positions.
     #[arg(long, default_value_t = 1, requires = "sample")]
     seed: u64,
@@ -394,7 +400,16 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
     let Some(truth) = open_tables(args, rules)? else {
         bail!("--sample compares with the tables: give --tablebase-path");
     };
-    let stones = args.stones.unwrap_or(truth.max_stones());
+    let pairs = args.layers.as_deref().unwrap_or_default();
+    let stones = match pairs {
+        [] => args.stones.unwrap_or(truth.max_stones()),
+        [(a, b), rest @ ..] => {
+            if let Some((c, d)) = rest.iter().find(|(c, d)| c + d != a + b) {
+                bail!("--layers {a}v{b},{c}v{d}: the pairs must have the same stone count");
+            }
+            a + b
+        }
+    };
     if stones < 3 || stones > truth.max_stones() {
         bail!(
             "--stones {stones}: the tables go to {} stones, and the solver needs the tables of \
@@ -426,8 +441,12 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
     // A set built one layer pair at a time may hold only some layers of the largest count:
     // the sample is drawn from those, and says which it leaves out.
     let held = truth.layers();
+    let chosen = |&(a, b): &(usize, usize)| {
+        pairs.is_empty() || pairs.iter().any(|&pair| pair == (a, b) || pair == (b, a))
+    };
     let (drawn, missing): (Vec<_>, Vec<_>) = layers_with(stones)
         .into_iter()
+        .filter(chosen)
         .partition(|layer| held.contains(layer));
     if drawn.is_empty() {
         bail!("--stones {stones}: no layer of {stones} stones is in the tables");

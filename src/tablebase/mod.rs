@@ -36,7 +36,7 @@ mod stats;
 mod symmetry;
 mod value;
 
-pub use cli::{TableRules, TablebaseCommand, run_cli};
+pub use cli::{TableRules, TablebaseCommand, parse_layer_pair, run_cli};
 pub use index::{binomial, index_of, layer_size, layers_with, placement_of, position_of};
 pub use layer_file::{BLOCK_ENTRIES, FORMAT_VERSION, Kind, table_file_name};
 pub use legacy::{LEGACY_VERSION, legacy_file_name};

@@ -23,7 +23,9 @@ use crate::rules::turn::Turn;
 use std::collections::HashMap;
 
 /// The most nodes of the fresh search that asks whether a gathered position the table
-/// does not settle is lost.
+/// does not settle is lost. Less is not cheaper: on the ladder's `line-4`, 1,000 left
+/// more positions unknown to the table, so twenty times as many were searched and the
+/// defence grew by a tenth (docs/experiments.md).
 const FRESH_SEARCH_NODES: u64 = 10_000;
 
 /// What the defence keeps for each position it gathers, about (measured on a defence of
@@ -69,8 +71,18 @@ struct Link {
     next: u32,
 }
 
+/// What the fresh searches of gathered positions did, for diagnostics.
+#[derive(Default)]
+struct FreshSearches {
+    searches: u64,
+    nodes: u64,
+    lost: u64,
+    undecided: u64,
+}
+
 struct Defence {
     owner: Color,
+    fresh: FreshSearches,
     /// Each gathered position's index in `nodes`, by key.
     index: KeyIndex,
     nodes: Vec<Node>,
@@ -83,6 +95,7 @@ impl Defence {
     fn new(owner: Color) -> Defence {
         Defence {
             owner,
+            fresh: FreshSearches::default(),
             index: KeyIndex::default(),
             nodes: Vec::new(),
             links: Vec::new(),
@@ -206,11 +219,17 @@ impl Defence {
             .iter()
             .map(|(stones, (all, dead))| format!("{stones}:{all}/{dead}"))
             .collect();
+        let fresh = &self.fresh;
         format!(
-            "{} positions, {dead} lost, {} to gather; by stones {}",
+            "{} positions, {dead} lost, {} to gather; by stones {}; {} fresh searches \
+             ({} nodes, {} lost, {} undecided)",
             self.nodes.len(),
             self.to_gather.len(),
-            counts.join(" ")
+            counts.join(" "),
+            fresh.searches,
+            fresh.nodes,
+            fresh.lost,
+            fresh.undecided
         )
     }
 }
@@ -338,7 +357,8 @@ impl Search<'_> {
 
     /// Whether the owner reaches its goal at `position` (not settled) by the table, or
     /// else by a fresh search.
-    fn owner_holds(&mut self, position: &Position, owner: Color) -> bool {
+    fn owner_holds(&mut self, position: &Position, defence: &mut Defence) -> bool {
+        let owner = defence.owner;
         if let Some(holds) = self.guided_for(position, owner, Guarantee::NoLoss) {
             return holds;
         }
@@ -348,10 +368,20 @@ impl Search<'_> {
         // A fresh search that stops undecided gives the position the benefit of the
         // doubt: the defence stays sound, since a lost position dies anyway once the
         // lines below it reach the loss.
-        holds(self.goal_reached(position, false))
-            || self
-                .goal_reached(position, true)
-                .is_none_or(|goal| goal == owner_to_move)
+        if holds(self.goal_reached(position, false)) {
+            return true;
+        }
+        let before = self.nodes;
+        let goal = self.goal_reached(position, true);
+        let fresh = &mut defence.fresh;
+        fresh.searches += 1;
+        fresh.nodes += self.nodes - before;
+        match goal {
+            None => fresh.undecided += 1,
+            Some(goal) if goal != owner_to_move => fresh.lost += 1,
+            Some(_) => {}
+        }
+        goal.is_none_or(|goal| goal == owner_to_move)
     }
 
     /// Expands a registered position: its children, or its death. `turns` is scratch
@@ -360,7 +390,7 @@ impl Search<'_> {
         self.nodes += 1;
         let node = &defence.nodes[index as usize];
         let position = node.position;
-        if node.dead || !self.owner_holds(&position, defence.owner) {
+        if node.dead || !self.owner_holds(&position, defence) {
             defence.dying.push(index);
             return;
         }

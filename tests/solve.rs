@@ -5,7 +5,7 @@
 #[path = "common/solve_cli.rs"]
 mod solve_cli;
 use solve_cli::{nodes_of, vato_solve};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
 use vato::rules::Rules;
@@ -503,21 +503,31 @@ fn a_sample_of_random_positions_agrees_with_the_tables() {
     assert!(!ok && error.contains("--stones 2"), "{error}");
 }
 
-/// A set built a layer pair at a time may lack layers of its largest count: the sample is
-/// drawn from the layers held, and says which it leaves out.
-#[test]
-fn a_sample_is_drawn_from_the_layers_held() {
-    let full = tables_dir(Board::Tsivy);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-three-without-2v1");
+/// A copy of the tables in `full`, in a fresh folder `name`, without the files whose names
+/// start with `left_out`: a set that lacks a layer.
+fn copy_without(full: &Path, name: &str, left_out: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for entry in std::fs::read_dir(full).unwrap() {
         let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_str().unwrap().to_string();
-        if !name.starts_with("vato-2v1.") {
-            std::fs::copy(&path, dir.join(&name)).unwrap();
+        let file = path.file_name().unwrap().to_str().unwrap().to_string();
+        if !file.starts_with(left_out) {
+            std::fs::copy(&path, dir.join(&file)).unwrap();
         }
     }
+    dir
+}
+
+/// A set built a layer pair at a time may lack layers of its largest count: the sample is
+/// drawn from the layers held, and says which it leaves out.
+#[test]
+fn a_sample_is_drawn_from_the_layers_held() {
+    let dir = copy_without(
+        tables_dir(Board::Tsivy),
+        "solve-three-without-2v1",
+        "vato-2v1.",
+    );
     let (ok, answer, error) = vato_solve(&[
         "--tablebase-path",
         dir.to_str().unwrap(),
@@ -547,17 +557,11 @@ fn a_sample_is_drawn_from_the_layers_held() {
 /// is not missed, and the pairs give the stone count.
 #[test]
 fn a_sample_is_drawn_from_the_layers_asked_for() {
-    let full = five_stone_dimy_dir();
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-five-dimy-without-4v1");
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    for entry in std::fs::read_dir(full).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_str().unwrap().to_string();
-        if !name.starts_with("vato-dimy-4v1.") {
-            std::fs::copy(&path, dir.join(&name)).unwrap();
-        }
-    }
+    let dir = copy_without(
+        five_stone_dimy_dir(),
+        "solve-five-dimy-without-4v1",
+        "vato-dimy-4v1.",
+    );
     let sample = |layers: &str| {
         vato_solve(&[
             "--variant",

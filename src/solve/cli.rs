@@ -449,7 +449,13 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
         .filter(chosen)
         .partition(|layer| held.contains(layer));
     if drawn.is_empty() {
-        bail!("--stones {stones}: no layer of {stones} stones is in the tables");
+        match pairs {
+            [] => bail!("--stones {stones}: no layer of {stones} stones is in the tables"),
+            _ => bail!(
+                "--layers {}: none of them is in the tables",
+                layer_names(pairs)
+            ),
+        }
     }
     if !missing.is_empty() {
         writeln!(

@@ -173,7 +173,6 @@ impl TablebaseCommand {
 }
 
 /// A layer pair as `AvB`: stones of the side to move, `v`, stones of the other side.
-/// Reads a layer pair written `AvB` (as `--layers` takes it).
 pub fn parse_layer_pair(text: &str) -> Result<(usize, usize), String> {
     let bad = || format!("'{text}' is not a layer pair: write AvB, as 4v3");
     let (a, b) = text.trim().split_once('v').ok_or_else(bad)?;

@@ -229,10 +229,10 @@ fn proven_turns(
     rules: &crate::rules::Rules,
     dir: Option<&std::path::Path>,
 ) -> anyhow::Result<Option<crate::book::ProvenTurn>> {
-    use crate::solve::{ProofStore, default_store_dir};
+    use crate::solve::{MappedStore, StoredResults, default_store_dir};
     let store = match (dir, default_store_dir()) {
-        (Some(dir), _) => ProofStore::open(dir, rules)?,
-        (None, Some(dir)) => match ProofStore::open(&dir, rules) {
+        (Some(dir), _) => MappedStore::open(dir, rules)?,
+        (None, Some(dir)) => match MappedStore::open(&dir, rules) {
             Ok(store) => store,
             Err(e) => {
                 tracing::warn!("{e:#}: no proven values written");

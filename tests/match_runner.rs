@@ -57,6 +57,9 @@ fn vato_match(args: &[String]) -> Output {
     Command::new(VATO)
         .arg("match")
         .args(args)
+        // The engines it starts inherit this: none reads the machine's tables or store.
+        .env("VATO_TABLEBASES", "")
+        .env("VATO_PROOFS", "")
         .env("RUST_BACKTRACE", "0")
         .env_remove("RUST_LOG")
         .stdin(Stdio::null())
@@ -504,6 +507,8 @@ fn ctrl_c_stops_cleanly() {
     )));
     let mut child = Command::new(VATO)
         .args(&args)
+        .env("VATO_TABLEBASES", "")
+        .env("VATO_PROOFS", "")
         .env("RUST_BACKTRACE", "0")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

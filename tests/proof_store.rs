@@ -458,4 +458,19 @@ go depth 1"
             "{lines:?}"
         );
     }
+
+    // The engine probes the store where it lies, so a damaged block costs only its own
+    // answers: a later copy of the segment, its last entry damaged, leaves the marks.
+    let segment = segments(Path::new(store)).pop().expect("a segment");
+    let mut damaged = std::fs::read(&segment).unwrap();
+    *damaged.last_mut().unwrap() ^= 0x40;
+    std::fs::write(Path::new(store).join("99999999999999999999-1.vps"), damaged).unwrap();
+    assert_eq!(
+        listing(store)[0],
+        "book c4c3Ad3W weight 2 score 0 depth 0 proven loss"
+    );
+    assert_eq!(
+        answer(store, "")[0],
+        format!("info string proven win {winning}")
+    );
 }

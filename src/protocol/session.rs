@@ -33,7 +33,8 @@ use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::rules::variant::Variant;
 use crate::solve::{
-    Budget, Certificate, Method, ProofStore, Proven, default_store_dir, solve_on_own_stack,
+    Budget, Certificate, MappedStore, Method, Proven, StoredResults, default_store_dir,
+    solve_on_own_stack,
 };
 use crate::tablebase::{Tablebase, Value as TablebaseValue, default_dir, layer_names};
 use crate::timestamp::log_timestamp;
@@ -166,7 +167,7 @@ pub struct Session {
     book: Option<Arc<Book>>,
     /// The default proof store as read for the rules and the tables in use (their most
     /// stones) when the book last needed it; `None` inside when there is none they serve.
-    proof_store: Option<(crate::rules::Rules, usize, Option<Arc<ProofStore>>)>,
+    proof_store: Option<(crate::rules::Rules, usize, Option<Arc<MappedStore>>)>,
     /// The proof `ProofFile` names, if any.
     proof: Option<Arc<Certificate>>,
     /// The protocol the last `uci` or `ugi` opened; none until one of them comes.
@@ -673,7 +674,7 @@ impl Session {
 
     /// The default proof store (see [`read_proof_store`]), read again only when the rules
     /// or the tables in use have changed.
-    fn proof_store(&mut self) -> Option<Arc<ProofStore>> {
+    fn proof_store(&mut self) -> Option<Arc<MappedStore>> {
         let rules = *self.game.rules();
         let tables = self.tables_in_use();
         let stones = tables.as_ref().map_or(0, |t| t.max_stones());
@@ -924,7 +925,7 @@ impl Session {
         } else if full_strength {
             self.proof_store().and_then(|store| {
                 proof::stored_turn(
-                    &store,
+                    &*store,
                     self.game.position(),
                     self.game.rules(),
                     &limits.searchmoves,
@@ -1367,7 +1368,7 @@ fn solve_line(
         proof: false,
         threads: 1,
         method: Method::DepthFirst,
-        store: store.as_ref(),
+        store: store.as_ref().map(|s| s as &dyn StoredResults),
         guide: None,
     };
     let solved = match solve_on_own_stack(position, rules, tables, budget) {
@@ -1387,9 +1388,12 @@ fn solve_line(
 /// The proof store of `vato solve` in its default folder, read only, when it rests on no
 /// more stones of tables than the engine has: a position proved there is answered at
 /// once. A store that cannot be read is said on standard error and left alone.
-fn read_proof_store(rules: &crate::rules::Rules, tables: Option<&Tablebase>) -> Option<ProofStore> {
+fn read_proof_store(
+    rules: &crate::rules::Rules,
+    tables: Option<&Tablebase>,
+) -> Option<MappedStore> {
     let dir = default_store_dir()?;
-    match ProofStore::open(&dir, rules) {
+    match MappedStore::open(&dir, rules) {
         Ok(store) if usize::from(store.table_stones()) <= tables.map_or(0, |t| t.max_stones()) => {
             Some(store)
         }

@@ -5,7 +5,7 @@ use super::check::{check, tables_suffice};
 use super::checkpoint::Checkpoint;
 use super::dfpn::{Budget, Method};
 use super::sample::{agreement, random_positions};
-use super::store::{ProofStore, default_store_dir};
+use super::store::{ProofStore, StoredResults, default_store_dir};
 use super::two_questions::{on_own_stack, solve_on_own_stack};
 use super::verdict::Verdict;
 use crate::progress::stop_on_ctrl_c;
@@ -564,7 +564,7 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
             }
             let child = root.play(turn);
             let known = Budget {
-                store: store.as_ref().map(|(_, s)| s),
+                store: store.as_ref().map(|(_, s)| s as &dyn StoredResults),
                 ..budget
             };
             let solved = solve_on_own_stack(&child, rules, tables.as_ref(), known)?;
@@ -578,7 +578,7 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         return Ok(());
     }
     let known = Budget {
-        store: store.as_ref().map(|(_, s)| s),
+        store: store.as_ref().map(|(_, s)| s as &dyn StoredResults),
         ..budget
     };
     let solved = solve_on_own_stack(&root, rules, tables.as_ref(), known)?;

@@ -7,7 +7,7 @@
 //! soon as another child becomes more promising.
 
 use super::checkpoint::{Checkpoint, Owner, load, save};
-use super::store::ProofStore;
+use super::store::StoredResults;
 use super::strategy::{Guarantee, Strategy};
 use super::table::{FINITE_MAX, INFINITE, ProofTable};
 use super::verdict::Verdict;
@@ -68,7 +68,7 @@ pub struct Budget<'a> {
     pub method: Method,
     /// Results proved before, each a leaf of the search; a proof that rests on them
     /// carries their turns.
-    pub store: Option<&'a ProofStore>,
+    pub store: Option<&'a dyn StoredResults>,
     /// Tables of more stones than the proof's, which guide without being leaves of the
     /// proof: a position they hold is decided at once in the search, and its strategy
     /// is written by following their values down to the proof's tables (see
@@ -271,7 +271,7 @@ impl Search<'_> {
     }
 
     /// The store of results proved before, if the search has one.
-    pub(super) fn store(&self) -> Option<&ProofStore> {
+    pub(super) fn store(&self) -> Option<&dyn StoredResults> {
         self.budget.store
     }
 

@@ -3,7 +3,7 @@
 
 use super::check::follow;
 use super::dfpn::Search;
-use super::store::ProofStore;
+use super::store::StoredResults;
 use super::strategy::{Guarantee, Strategy};
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
@@ -62,7 +62,7 @@ impl Search<'_> {
         root: &Position,
         owner: Color,
         guarantee: Guarantee,
-        store: &ProofStore,
+        store: &dyn StoredResults,
         turns: &HashMap<u64, Turn>,
     ) -> Option<HashMap<u64, Turn>> {
         let turn_of = |key| {

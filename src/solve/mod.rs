@@ -26,6 +26,7 @@ mod dfpn;
 mod extract;
 mod key_index;
 mod manager;
+mod mapped_store;
 mod one_question;
 mod sample;
 mod store;
@@ -40,8 +41,9 @@ pub use check::{Checked, check};
 pub use checkpoint::Checkpoint;
 pub use cli::{SolveArgs, run_cli};
 pub use dfpn::{Answer, Budget, Method, Proof, Query, Solved};
+pub use mapped_store::MappedStore;
 pub use sample::{Agreement, agreement, random_positions};
-pub use store::{PROOFS_VARIABLE, ProofStore, Proven, default_store_dir};
+pub use store::{PROOFS_VARIABLE, ProofStore, Proven, StoredResults, default_store_dir};
 pub use strategy::{Guarantee, Strategy};
 pub use two_questions::{
     answer, on_own_stack, prove, second_checkpoint, solve, solve_on_own_stack,

@@ -38,7 +38,8 @@ pub const PROOFS_VARIABLE: &str = "VATO_PROOFS";
 const MAGIC: &[u8; 8] = b"VATOPST1";
 const VERSION: u32 = 1;
 const HEADER_BYTES: usize = 40;
-const ENTRY_BYTES: usize = 17;
+/// The bytes of one entry in a block: key, turn, flags.
+pub(super) const ENTRY_BYTES: usize = 17;
 const BLOCK_ENTRIES: usize = 4096;
 /// A turn field that holds no turn: the other side is to move.
 const NO_TURN: u64 = u64::MAX;
@@ -103,9 +104,10 @@ fn flag(owner: Color, guarantee: Guarantee) -> u8 {
     }
 }
 
-/// What the store knows of one position.
+/// What a store knows of one position: the guarantees proved there and the turn of its
+/// side to move.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-struct Known {
+pub struct Known {
     /// The guarantees proved there (see [`flag`]).
     flags: u8,
     /// The turn of the side to move, when one of its guarantees is proved.
@@ -113,10 +115,33 @@ struct Known {
 }
 
 impl Known {
+    /// Whether `owner` keeps `guarantee` here: `Some(true)` when it is stored,
+    /// `Some(false)` when the other side's result rules it out, `None` when unknown.
+    fn achieves(self, owner: Color, guarantee: Guarantee) -> Option<bool> {
+        let other = owner.opposite();
+        let (holds, broken) = match guarantee {
+            Guarantee::Win => (
+                flag(owner, Guarantee::Win),
+                flag(other, Guarantee::Win) | flag(other, Guarantee::NoLoss),
+            ),
+            Guarantee::NoLoss => (
+                flag(owner, Guarantee::Win) | flag(owner, Guarantee::NoLoss),
+                flag(other, Guarantee::Win),
+            ),
+        };
+        if self.flags & holds != 0 {
+            Some(true)
+        } else if self.flags & broken != 0 {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
     /// `self` with what `later` adds: its guarantees, and its turn where the side to move
     /// had none, or where its win is new (a win's turn must make progress; a turn of a win
     /// also keeps the side from losing).
-    fn with(self, later: Known) -> Known {
+    pub(super) fn with(self, later: Known) -> Known {
         let wins = 0b11;
         let new_win = later.turn.is_some() && later.flags & wins & !self.flags != 0;
         Known {
@@ -127,6 +152,65 @@ impl Known {
                 self.turn
             },
         }
+    }
+}
+
+/// Reading proved results, from a store read into memory to grow ([`ProofStore`]) or from
+/// one probed where it lies ([`super::mapped_store::MappedStore`]).
+pub trait StoredResults: Sync + std::fmt::Debug {
+    /// What is stored of the position with key `key`.
+    fn known(&self, key: u64) -> Option<Known>;
+
+    /// What is proved about the position with key `key` for `mover`, its side to move;
+    /// `None` when nothing is.
+    fn proven(&self, key: u64, mover: Color) -> Option<Proven> {
+        let known = self.known(key)?;
+        let holds = |owner, guarantee| known.achieves(owner, guarantee) == Some(true);
+        let other = mover.opposite();
+        Some(if holds(mover, Guarantee::Win) {
+            Proven::Win
+        } else if holds(other, Guarantee::Win) {
+            Proven::Loss
+        } else {
+            match (
+                holds(mover, Guarantee::NoLoss),
+                holds(other, Guarantee::NoLoss),
+            ) {
+                (true, true) => Proven::Draw,
+                (true, false) => Proven::DrawOrBetter,
+                (false, true) => Proven::DrawOrWorse,
+                (false, false) => return None,
+            }
+        })
+    }
+
+    /// What is proved, for the side to move at `position`, about playing `turn` there.
+    fn proven_after(&self, position: &Position, turn: Turn) -> Option<Proven> {
+        let next = position.play(turn);
+        self.proven(next.key(), next.side_to_move())
+            .map(Proven::for_the_other_side)
+    }
+
+    /// Whether `owner` keeps `guarantee` from the position with key `key`: `Some(true)`
+    /// when it is stored, `Some(false)` when the other side's result rules it out, `None`
+    /// when nothing is known.
+    fn achieves(&self, key: u64, owner: Color, guarantee: Guarantee) -> Option<bool> {
+        self.known(key)?.achieves(owner, guarantee)
+    }
+
+    /// The stored turn of `owner` (to move) that keeps `guarantee` from the position with
+    /// key `key`.
+    fn turn(&self, key: u64, owner: Color, guarantee: Guarantee) -> Option<Turn> {
+        let known = self.known(key)?;
+        (known.achieves(owner, guarantee) == Some(true))
+            .then_some(known.turn)
+            .flatten()
+    }
+}
+
+impl StoredResults for ProofStore {
+    fn known(&self, key: u64) -> Option<Known> {
+        self.known.get(&key).copied()
     }
 }
 
@@ -197,69 +281,6 @@ impl ProofStore {
     /// those tables to use them (its proofs are checked with its tables).
     pub fn table_stones(&self) -> u8 {
         self.table_stones
-    }
-
-    /// What the store proves about the position with key `key` for `mover`, its side to
-    /// move; `None` when it proves nothing there.
-    pub fn proven(&self, key: u64, mover: Color) -> Option<Proven> {
-        let holds = |owner, guarantee| self.achieves(key, owner, guarantee) == Some(true);
-        let other = mover.opposite();
-        Some(if holds(mover, Guarantee::Win) {
-            Proven::Win
-        } else if holds(other, Guarantee::Win) {
-            Proven::Loss
-        } else {
-            match (
-                holds(mover, Guarantee::NoLoss),
-                holds(other, Guarantee::NoLoss),
-            ) {
-                (true, true) => Proven::Draw,
-                (true, false) => Proven::DrawOrBetter,
-                (false, true) => Proven::DrawOrWorse,
-                (false, false) => return None,
-            }
-        })
-    }
-
-    /// What the store proves, for the side to move at `position`, about playing `turn`
-    /// there.
-    pub fn proven_after(&self, position: &Position, turn: Turn) -> Option<Proven> {
-        let next = position.play(turn);
-        self.proven(next.key(), next.side_to_move())
-            .map(Proven::for_the_other_side)
-    }
-
-    /// Whether `owner` keeps `guarantee` from the position with key `key`: `Some(true)`
-    /// when it is stored, `Some(false)` when the other side's result rules it out, `None`
-    /// when the store does not know.
-    pub fn achieves(&self, key: u64, owner: Color, guarantee: Guarantee) -> Option<bool> {
-        let flags = self.known.get(&key)?.flags;
-        let other = owner.opposite();
-        let (holds, broken) = match guarantee {
-            Guarantee::Win => (
-                flag(owner, Guarantee::Win),
-                flag(other, Guarantee::Win) | flag(other, Guarantee::NoLoss),
-            ),
-            Guarantee::NoLoss => (
-                flag(owner, Guarantee::Win) | flag(owner, Guarantee::NoLoss),
-                flag(other, Guarantee::Win),
-            ),
-        };
-        if flags & holds != 0 {
-            Some(true)
-        } else if flags & broken != 0 {
-            Some(false)
-        } else {
-            None
-        }
-    }
-
-    /// The stored turn of `owner` (to move) that keeps `guarantee` from the position with
-    /// key `key`.
-    pub fn turn(&self, key: u64, owner: Color, guarantee: Guarantee) -> Option<Turn> {
-        (self.achieves(key, owner, guarantee) == Some(true))
-            .then(|| self.known[&key].turn)
-            .flatten()
     }
 
     /// Adds a checked result: every position the strategy of `owner` reaches (not settled
@@ -376,7 +397,7 @@ fn segment_name() -> String {
 }
 
 /// The segments in `dir`, in the order they were written; none if it does not exist.
-fn segments(dir: &Path) -> Result<Vec<PathBuf>> {
+pub(super) fn segments(dir: &Path) -> Result<Vec<PathBuf>> {
     if !dir.exists() {
         return Ok(Vec::new());
     }
@@ -432,20 +453,62 @@ impl Segment {
     }
 
     fn from_bytes(bytes: &[u8]) -> Result<Segment> {
+        let layout = Layout::read(bytes)?;
+        let mut entries = Vec::with_capacity(layout.count as usize);
+        for number in 0..layout.block_count {
+            let body = layout.block(bytes, number)?;
+            let first = entries.len();
+            for entry in body.chunks_exact(ENTRY_BYTES) {
+                let (key, known) = decode_entry(entry)
+                    .with_context(|| format!("damaged: block {number} holds a bad entry"))?;
+                if entries.last().is_some_and(|&(previous, _)| previous >= key) {
+                    bail!("damaged: block {number}'s positions are out of order");
+                }
+                entries.push((key, known));
+            }
+            if entries.get(first).map(|&(key, _)| key) != Some(layout.first_key(bytes, number)) {
+                bail!("damaged: block {number} does not start where the index says");
+            }
+        }
+        Ok(Segment {
+            board: layout.board,
+            chain_rule: layout.chain_rule,
+            table_stones: layout.table_stones,
+            entries,
+        })
+    }
+}
+
+/// Where a segment's parts lie, read from its header, with the header's and the index's
+/// checksums and the length verified (not yet the blocks').
+#[derive(Clone, Debug)]
+pub(super) struct Layout {
+    pub(super) board: u8,
+    pub(super) chain_rule: u8,
+    pub(super) table_stones: u8,
+    /// Entries in the segment.
+    count: u64,
+    block_entries: usize,
+    pub(super) block_count: usize,
+    /// Where the index's checksum starts: the blocks follow it.
+    index_end: usize,
+}
+
+impl Layout {
+    /// The layout of the segment `bytes`; an error says what is damaged.
+    pub(super) fn read(bytes: &[u8]) -> Result<Layout> {
         if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
             bail!("not a Vato proof store segment");
         }
-        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
-        let half = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
-        if checksum(&bytes[..HEADER_BYTES - 8]) != word(HEADER_BYTES - 8) {
+        if checksum(&bytes[..HEADER_BYTES - 8]) != word(bytes, HEADER_BYTES - 8) {
             bail!("damaged: its header's checksum does not match");
         }
+        let half = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
         let version = half(8);
         if version != VERSION {
             bail!("store format {version}, this Vato reads {VERSION}");
         }
-        let (board, chain_rule, table_stones) = (bytes[12], bytes[13], bytes[14]);
-        let count = word(16);
+        let count = word(bytes, 16);
         let (block_entries, block_count) = (half(24) as usize, half(28) as usize);
         let expected_blocks = count.div_ceil(block_entries.max(1) as u64);
         if block_entries == 0 || expected_blocks != block_count as u64 {
@@ -456,51 +519,65 @@ impl Segment {
         if expected_len != Some(bytes.len() as u64) {
             bail!("truncated or damaged (its length does not match)");
         }
-        let index = &bytes[HEADER_BYTES..index_end];
-        if checksum(index) != word(index_end) {
+        if checksum(&bytes[HEADER_BYTES..index_end]) != word(bytes, index_end) {
             bail!("damaged: its index's checksum does not match");
         }
-        let mut entries = Vec::with_capacity(count as usize);
-        let mut at = index_end + 8;
-        for (number, slot) in index.chunks_exact(16).enumerate() {
-            let first_key = u64::from_le_bytes(slot[..8].try_into().expect("8 bytes"));
-            let sum = u64::from_le_bytes(slot[8..].try_into().expect("8 bytes"));
-            let in_block = (count as usize - number * block_entries).min(block_entries);
-            let body = &bytes[at..at + in_block * ENTRY_BYTES];
-            at += body.len();
-            if checksum(body) != sum {
-                bail!("damaged: block {number}'s checksum does not match");
-            }
-            let first = entries.len();
-            for entry in body.chunks_exact(ENTRY_BYTES) {
-                let key = u64::from_le_bytes(entry[..8].try_into().expect("8 bytes"));
-                let bits = u64::from_le_bytes(entry[8..16].try_into().expect("8 bytes"));
-                let flags = entry[16];
-                let turn = match bits {
-                    NO_TURN => None,
-                    bits => Some(unpack_turn(bits).with_context(|| {
-                        format!("damaged: block {number} holds a turn that is no turn")
-                    })?),
-                };
-                if flags == 0 || flags > 0b1111 {
-                    bail!("damaged: block {number} holds an entry without a result");
-                }
-                if entries.last().is_some_and(|&(previous, _)| previous >= key) {
-                    bail!("damaged: block {number}'s positions are out of order");
-                }
-                entries.push((key, Known { flags, turn }));
-            }
-            if entries.get(first).map(|&(key, _)| key) != Some(first_key) {
-                bail!("damaged: block {number} does not start where the index says");
-            }
-        }
-        Ok(Segment {
-            board,
-            chain_rule,
-            table_stones,
-            entries,
+        Ok(Layout {
+            board: bytes[12],
+            chain_rule: bytes[13],
+            table_stones: bytes[14],
+            count,
+            block_entries,
+            block_count,
+            index_end,
         })
     }
+
+    /// The key of block `number`'s first entry, as the index says.
+    pub(super) fn first_key(&self, bytes: &[u8], number: usize) -> u64 {
+        word(bytes, HEADER_BYTES + number * 16)
+    }
+
+    /// The bytes of block `number`, once its checksum is verified.
+    pub(super) fn block<'b>(&self, bytes: &'b [u8], number: usize) -> Result<&'b [u8]> {
+        let body = self.unverified_block(bytes, number);
+        if checksum(body) != word(bytes, HEADER_BYTES + number * 16 + 8) {
+            bail!("damaged: block {number}'s checksum does not match");
+        }
+        Ok(body)
+    }
+
+    /// The bytes of block `number`, as they are.
+    pub(super) fn unverified_block<'b>(&self, bytes: &'b [u8], number: usize) -> &'b [u8] {
+        let before = number * self.block_entries;
+        let in_block = (self.count as usize - before).min(self.block_entries);
+        let at = self.index_end + 8 + before * ENTRY_BYTES;
+        &bytes[at..at + in_block * ENTRY_BYTES]
+    }
+}
+
+/// The little-endian word at `at`.
+fn word(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// The key of the entry `entry` (its bytes in a block).
+pub(super) fn entry_key(entry: &[u8]) -> u64 {
+    word(entry, 0)
+}
+
+/// An entry's key and what it says; an error when it holds no result or a turn that is
+/// no turn.
+pub(super) fn decode_entry(entry: &[u8]) -> Result<(u64, Known)> {
+    let flags = entry[16];
+    if flags == 0 || flags > 0b1111 {
+        bail!("an entry without a result");
+    }
+    let turn = match word(entry, 8) {
+        NO_TURN => None,
+        bits => Some(unpack_turn(bits).context("a turn that is no turn")?),
+    };
+    Ok((entry_key(entry), Known { flags, turn }))
 }
 
 /// A block's bytes: each entry's key, turn and flags.

@@ -4,7 +4,7 @@
 use crate::rules::Rules;
 use crate::rules::position::Position;
 use crate::rules::turn::Turn;
-use crate::solve::{Certificate, Guarantee, ProofStore};
+use crate::solve::{Certificate, Guarantee, StoredResults};
 use std::fmt;
 
 /// The turn a proof prescribes in the position to play, and what it keeps.
@@ -49,7 +49,7 @@ pub(super) fn describe(certificate: &Certificate, file: &str) -> String {
 /// side to move wins, else a turn that keeps a draw when it proves that; `None` in a vela
 /// game (the store knows none) or when the store proves nothing for the side to move.
 pub(super) fn stored_turn(
-    store: &ProofStore,
+    store: &dyn StoredResults,
     position: &Position,
     rules: &Rules,
     searchmoves: &[Turn],

@@ -825,8 +825,14 @@ fn isready_and_reading_commands_answer_at_once_while_commands_wait() {
             "readyok at once, nothing but the search's info: {lines:?}"
         );
     }
+    // The search may still be printing (on a loaded machine its depth-2 line can come
+    // this late): `debug on` itself adds nothing else.
     engine.send("debug on");
-    engine.sync_silent("debug on");
+    let lines = engine.sync();
+    assert!(
+        lines.iter().all(|l| Info::parse(l).is_some()),
+        "nothing but the search's info after 'debug on': {lines:?}"
+    );
     // `stop` ends the running search only: the waiting commands then run, in order.
     engine.send("stop");
     let first = engine.read_until("bestmove");

@@ -112,7 +112,11 @@ fn a_stored_result_is_a_leaf_and_the_proof_stands_without_the_store() {
         ok && again.starts_with("draw bestmove b2c3A nodes 0 "),
         "{again}{error}"
     );
-    assert_eq!(store_counts(&again).0, 0, "{again}");
+    // The store settles the start, so it is only glanced at, not read whole.
+    assert!(
+        again.contains(": 0 positions added, the value read from it"),
+        "{again}"
+    );
     // Without a proof file, nothing is written down again: the store has it already.
     let mut stored = dimy.to_vec();
     stored.extend(["--store", store, "--log-level", "debug"]);

@@ -4,8 +4,9 @@ use super::certificate::Certificate;
 use super::check::{check, tables_suffice};
 use super::checkpoint::Checkpoint;
 use super::dfpn::{Budget, Method};
+use super::mapped_store::MappedStore;
 use super::sample::{agreement, random_positions};
-use super::store::{ProofStore, StoredResults, default_store_dir};
+use super::store::{ProofStore, Proven, StoredResults, default_store_dir};
 use super::two_questions::{on_own_stack, solve_on_own_stack};
 use super::verdict::Verdict;
 use crate::progress::stop_on_ctrl_c;
@@ -525,7 +526,6 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
     };
     let tables = open_tables(&args, rules)?;
     let guide = open_guide(&args, rules, tables.as_ref())?;
-    let mut store = open_store(&args, &rules, tables.as_ref());
     let stop = stop_on_ctrl_c("the search stops and says how far it got")?;
     let budget = Budget {
         nodes: args.nodes,
@@ -554,6 +554,26 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         out.flush()?;
         return Ok(());
     }
+    let opened = Opened {
+        rules,
+        tables: tables.as_ref(),
+        guide: guide.as_ref(),
+    };
+    if args.shard.is_none()
+        && let Some((dir, stored)) = store_that_settles(&args, &opened, &root)
+    {
+        let known = Budget {
+            store: Some(&stored),
+            ..budget
+        };
+        let solved = solve_on_own_stack(&root, rules, tables.as_ref(), known)?;
+        let line = format!(
+            "store {}: 0 positions added, the value read from it",
+            dir.display()
+        );
+        return report(&args, &root, &opened, &solved, Some(line), out);
+    }
+    let mut store = open_store(&args, &rules, tables.as_ref());
     if let Some(shard) = args.shard {
         for (index, (text, turn)) in spelled_turns(&root, rules.turn_rules())
             .into_iter()
@@ -582,6 +602,50 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         ..budget
     };
     let solved = solve_on_own_stack(&root, rules, tables.as_ref(), known)?;
+    let store_line = store
+        .as_mut()
+        .map(|store| keep_results(store, &root, &rules, tables.as_ref(), &solved));
+    report(&args, &root, &opened, &solved, store_line, out)
+}
+
+/// The store, probed where it lies, and its folder, when it proves the value of `root`
+/// (a win, a loss or a draw): the run then answers from it without reading it whole, which
+/// for a large store takes seconds and gigabytes. A store that is damaged where the glance
+/// looked, or rests on more tables than the run has, is left to the whole read, which
+/// says why it is set aside.
+fn store_that_settles(
+    args: &SolveArgs,
+    opened: &Opened,
+    root: &crate::rules::position::Position,
+) -> Option<(PathBuf, MappedStore)> {
+    let dir = store_dir(args)?;
+    let store = MappedStore::open_quietly(&dir, &opened.rules).ok()?;
+    let have = opened.tables.map_or(0, |t| t.max_stones());
+    let settled = matches!(
+        store.proven(root.key(), root.side_to_move()),
+        Some(Proven::Win | Proven::Loss | Proven::Draw)
+    );
+    let trusted = !store.damaged() && usize::from(store.table_stones()) <= have;
+    (settled && trusted).then_some((dir, store))
+}
+
+/// What a run opened besides the store: its rules, tables and guide.
+struct Opened<'a> {
+    rules: Rules,
+    tables: Option<&'a Tablebase>,
+    guide: Option<&'a Tablebase>,
+}
+
+/// Writes the verdict of `root`, the store's line, and the proof when one is asked for.
+fn report(
+    args: &SolveArgs,
+    root: &crate::rules::position::Position,
+    opened: &Opened,
+    solved: &crate::solve::Solved,
+    store_line: Option<String>,
+    out: &mut impl Write,
+) -> Result<()> {
+    let (rules, tables, guide) = (opened.rules, opened.tables, opened.guide);
     let table_stones = tables.as_ref().map_or(0, |t| t.max_stones());
     let tables_used = match table_stones {
         0 => "no tables".to_string(),
@@ -594,14 +658,13 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
     writeln!(
         out,
         "{} time {:.3} ({tables_used})",
-        solved.summary(&root, &rules),
+        solved.summary(root, &rules),
         solved.elapsed.as_secs_f64()
     )?;
     if !solved.open.is_empty() {
         writeln!(out, "open: {}", solved.open_numbers())?;
     }
-    if let Some(store) = &mut store {
-        let line = keep_results(store, &root, &rules, tables.as_ref(), &solved);
+    if let Some(line) = store_line {
         writeln!(out, "{line}")?;
     }
     if let Some(file) = &args.proof
@@ -615,7 +678,7 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
             );
         }
         let certificate = Certificate {
-            root,
+            root: *root,
             rules,
             verdict: solved.verdict,
             table_stones: table_stones as u8,

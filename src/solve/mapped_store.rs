@@ -34,8 +34,10 @@ struct MappedSegment {
     /// A bit a block, set once the block has passed its checksum (the map does not change,
     /// so a block is summed once).
     verified: Vec<AtomicU64>,
-    /// Whether a damaged block has been reported: once a segment is enough.
-    reported: AtomicBool,
+    /// Whether a damaged block has been found: reported once a segment.
+    damaged: AtomicBool,
+    /// Whether damage goes unreported (see [`MappedStore::damaged`]).
+    quiet: bool,
 }
 
 impl MappedStore {
@@ -43,6 +45,17 @@ impl MappedStore {
     /// indexes checked; empty when the folder does not exist. An error names the first
     /// segment whose header or index is damaged.
     pub fn open(dir: &Path, rules: &Rules) -> Result<MappedStore> {
+        MappedStore::open_reporting(dir, rules, true)
+    }
+
+    /// [`MappedStore::open`] for a glance: damaged blocks are not reported, only counted
+    /// in [`MappedStore::damaged`] (the caller then reads the store another way, which
+    /// says so itself).
+    pub fn open_quietly(dir: &Path, rules: &Rules) -> Result<MappedStore> {
+        MappedStore::open_reporting(dir, rules, false)
+    }
+
+    fn open_reporting(dir: &Path, rules: &Rules, report: bool) -> Result<MappedStore> {
         let (board, chain_rule) = (board_code(rules.board), chain_code(rules.chain_rule));
         let mut store = MappedStore {
             segments: Vec::new(),
@@ -71,7 +84,8 @@ impl MappedStore {
                 layout,
                 name,
                 verified,
-                reported: AtomicBool::new(false),
+                damaged: AtomicBool::new(false),
+                quiet: !report,
             });
         }
         Ok(store)
@@ -81,6 +95,13 @@ impl MappedStore {
     /// needs those tables to trust them.
     pub fn table_stones(&self) -> u8 {
         self.table_stones
+    }
+
+    /// Whether a lookup has met a damaged block.
+    pub fn damaged(&self) -> bool {
+        self.segments
+            .iter()
+            .any(|segment| segment.damaged.load(Ordering::Relaxed))
     }
 
     /// Whether the store holds no segment of its rules.
@@ -142,7 +163,7 @@ impl MappedSegment {
     }
 
     fn report(&self, why: &str) {
-        if !self.reported.swap(true, Ordering::Relaxed) {
+        if !self.damaged.swap(true, Ordering::Relaxed) && !self.quiet {
             tracing::warn!(
                 "proof store {}: {why}; its other blocks are still read",
                 self.name
@@ -244,12 +265,14 @@ mod tests {
         let mapped = MappedStore::open(&dir, &dimy()).unwrap();
         // The first block is whole: its answers stand.
         assert_eq!(mapped.known(1), written.known(1));
+        assert!(!mapped.damaged());
         // The last block of the first segment is damaged, and the second says nothing there.
         let damaged_key = 2 * 19_998 + 1;
         assert_eq!(
             mapped.achieves(damaged_key, Color::White, Guarantee::Win),
             None
         );
+        assert!(mapped.damaged());
         let mut header = std::fs::read(&first).unwrap();
         header[20] ^= 1;
         std::fs::write(&first, &header).unwrap();

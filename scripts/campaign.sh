@@ -105,7 +105,7 @@ stored_value() {
     local fen="$1" text
     local -a options
     shared_options options
-    text="$("$vato" solve --fen "$fen" --nodes 1 --memory 16 "${options[@]}" 2>/dev/null </dev/null)" ||
+    text="$("$vato" solve --fen "$fen" --stored "${options[@]}" 2>/dev/null </dev/null)" ||
         die "vato solve failed on '$fen'"
     local first="${text%%$'\n'*}"
     case "${first%% *}" in

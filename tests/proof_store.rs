@@ -117,6 +117,20 @@ fn a_stored_result_is_a_leaf_and_the_proof_stands_without_the_store() {
         again.contains(": 0 positions added, the value read from it"),
         "{again}"
     );
+    // `--stored` answers from the store alone, and says when it cannot.
+    let mut glance = dimy.to_vec();
+    glance.extend(["--store", store, "--stored"]);
+    let (ok, answer, error) = vato_solve(&glance);
+    assert!(
+        ok && answer.starts_with("draw bestmove b2c3A nodes 0 "),
+        "{answer}{error}"
+    );
+    glance.extend(["--fen", "5/5/2W2/5/B4 w"]);
+    let (ok, answer, error) = vato_solve(&glance);
+    assert!(
+        ok && answer == "unknown nodes 0 (the proof store does not settle it)\n",
+        "{answer}{error}"
+    );
     // Without a proof file, nothing is written down again: the store has it already.
     let mut stored = dimy.to_vec();
     stored.extend(["--store", store, "--log-level", "debug"]);

@@ -109,6 +109,11 @@ pub struct SolveArgs {
     /// Solve without the proof store: nothing is read from it or added to it.
     #[arg(long)]
     no_store: bool,
+    /// Answer from the proof store alone, without a search: the stored value and turn
+    /// when the store settles the position, else `unknown`. The store is probed where it
+    /// lies, not read whole, so this takes milliseconds whatever its size.
+    #[arg(long, conflicts_with_all = ["no_store", "shard", "combine", "checkpoint", "check", "sample", "merge_store"])]
+    stored: bool,
     /// Add the results of the stores in these folders (other machines', shards') and of
     /// these proof files (each checked first, with the tables it rests on) to the proof
     /// store, as one new segment, and stop.
@@ -572,6 +577,11 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
             dir.display()
         );
         return report(&args, &root, &opened, &solved, Some(line), out);
+    }
+    if args.stored {
+        writeln!(out, "unknown nodes 0 (the proof store does not settle it)")?;
+        out.flush()?;
+        return Ok(());
     }
     let mut store = open_store(&args, &rules, tables.as_ref());
     if let Some(shard) = args.shard {

@@ -20,6 +20,7 @@
 use super::certificate::unpack_turn;
 use super::check::follow;
 use super::codes::{board_code, chain_code};
+use super::sorted_results::SortedResults;
 use super::strategy::{Guarantee, Strategy};
 use crate::data_folder::data_folder;
 use crate::rules::Rules;
@@ -138,6 +139,23 @@ impl Known {
         }
     }
 
+    /// Its guarantees and its turn packed as a segment stores them (all ones for none).
+    pub(super) fn to_parts(self) -> (u8, u64) {
+        (self.flags, self.turn.map_or(NO_TURN, |t| t.key()))
+    }
+
+    /// The inverse of [`Known::to_parts`], for parts that came from it.
+    pub(super) fn from_parts(flags: u8, turn: u64) -> Known {
+        Known {
+            flags,
+            turn: if turn == NO_TURN {
+                None
+            } else {
+                unpack_turn(turn)
+            },
+        }
+    }
+
     /// `self` with what `later` adds: its guarantees, and its turn where the side to move
     /// had none, or where its win is new (a win's turn must make progress; a turn of a win
     /// also keeps the side from losing).
@@ -210,8 +228,45 @@ pub trait StoredResults: Sync + std::fmt::Debug {
 
 impl StoredResults for ProofStore {
     fn known(&self, key: u64) -> Option<Known> {
-        self.known.get(&key).copied()
+        match self.newer.get(&key) {
+            Some(&known) => Some(known),
+            None => self.read.get(key),
+        }
     }
+}
+
+/// The entries of segments (each sorted by key, each key once), merged into one sorted
+/// run, what segments say of the same key folded in their order.
+fn merged(segments: Vec<Vec<(u64, Known)>>) -> impl Iterator<Item = (u64, Known)> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut next = vec![0usize; segments.len()];
+    let mut heap: BinaryHeap<Reverse<(u64, usize)>> = segments
+        .iter()
+        .enumerate()
+        .filter_map(|(number, entries)| Some(Reverse((entries.first()?.0, number))))
+        .collect();
+    std::iter::from_fn(move || {
+        let Reverse((key, mut number)) = heap.pop()?;
+        let mut folded: Option<Known> = None;
+        loop {
+            let known = segments[number][next[number]].1;
+            folded = Some(folded.map_or(known, |before| before.with(known)));
+            next[number] += 1;
+            if let Some(&(following, _)) = segments[number].get(next[number]) {
+                heap.push(Reverse((following, number)));
+            }
+            // The same key in a later segment: ties pop in segment order.
+            match heap.peek() {
+                Some(&Reverse((same, later))) if same == key => {
+                    heap.pop();
+                    number = later;
+                }
+                _ => break,
+            }
+        }
+        folded.map(|known| (key, known))
+    })
 }
 
 /// The results proved so far for one board and chain rule: what a run read and what it
@@ -222,9 +277,14 @@ pub struct ProofStore {
     chain_rule: u8,
     /// The most stones of the table layers any stored result took as leaves.
     table_stones: u8,
-    /// By Zobrist key: already uniform, so a fast hash serves, where the standard one's
-    /// defence against chosen keys would only slow the writers' millions of lookups.
-    known: FxHashMap<u64, Known>,
+    /// What the run read from the segments: tens of millions of results, kept compact.
+    read: SortedResults,
+    /// For each position this run learned something of, all that is known there (what
+    /// was read included). By Zobrist key: already uniform, so a fast hash serves, where
+    /// the standard one's defence against chosen keys would only slow the writers.
+    newer: FxHashMap<u64, Known>,
+    /// The positions of `newer` that `read` does not hold.
+    fresh: usize,
     /// What this run added, not yet written.
     added: FxHashMap<u64, Known>,
 }
@@ -236,7 +296,9 @@ impl ProofStore {
             board: board_code(rules.board),
             chain_rule: chain_code(rules.chain_rule),
             table_stones: 0,
-            known: FxHashMap::default(),
+            read: SortedResults::default(),
+            newer: FxHashMap::default(),
+            fresh: 0,
             added: FxHashMap::default(),
         }
     }
@@ -246,6 +308,7 @@ impl ProofStore {
     /// the first segment that is not a whole store segment.
     pub fn open(dir: &Path, rules: &Rules) -> Result<ProofStore> {
         let mut store = ProofStore::new(rules);
+        let mut read = Vec::new();
         for path in segments(dir)? {
             let bytes = std::fs::read(&path)
                 .with_context(|| format!("cannot read the proof store {}", path.display()))?;
@@ -253,23 +316,22 @@ impl ProofStore {
                 .with_context(|| format!("proof store {}", path.display()))?;
             if (segment.board, segment.chain_rule) == (store.board, store.chain_rule) {
                 store.table_stones = store.table_stones.max(segment.table_stones);
-                store.known.reserve(segment.entries.len());
-                for (key, known) in segment.entries {
-                    store.merge(key, known);
-                }
+                read.push(segment.entries);
             }
         }
+        let most = read.iter().map(Vec::len).sum();
+        store.read = SortedResults::from_sorted(merged(read), most);
         Ok(store)
     }
 
     /// Positions with a stored result.
     pub fn len(&self) -> usize {
-        self.known.len()
+        self.read.len() + self.fresh
     }
 
     /// Whether nothing is stored.
     pub fn is_empty(&self) -> bool {
-        self.known.is_empty()
+        self.len() == 0
     }
 
     /// Positions added since the store was opened or last saved.
@@ -306,12 +368,15 @@ impl ProofStore {
     /// Adds what `known` says of the position with key `key`, and keeps it to be written
     /// when it says something new; whether it did.
     fn add(&mut self, key: u64, known: Known) -> bool {
-        let before = self.known.get(&key).copied();
+        let before = self.known(key);
         let after = before.map_or(known, |before| before.with(known));
         if before == Some(after) {
             return false;
         }
-        self.known.insert(key, after);
+        if before.is_none() {
+            self.fresh += 1;
+        }
+        self.newer.insert(key, after);
         let added = self.added.get(&key).map_or(known, |a| a.with(known));
         self.added.insert(key, added);
         true
@@ -347,20 +412,21 @@ impl ProofStore {
         if (other.board, other.chain_rule) != (self.board, self.chain_rule) {
             bail!("the stores are of different rules");
         }
-        let mut keys: Vec<u64> = other.known.keys().copied().collect();
-        keys.sort_unstable();
-        for key in keys {
-            self.add(key, other.known[&key]);
+        for (key, read) in other.read.iter() {
+            self.add(key, other.newer.get(&key).copied().unwrap_or(read));
+        }
+        let mut fresh: Vec<(u64, Known)> = other
+            .newer
+            .iter()
+            .filter(|&(&key, _)| other.read.get(key).is_none())
+            .map(|(&key, &known)| (key, known))
+            .collect();
+        fresh.sort_unstable_by_key(|&(key, _)| key);
+        for (key, known) in fresh {
+            self.add(key, known);
         }
         self.table_stones = self.table_stones.max(other.table_stones);
         Ok(())
-    }
-
-    fn merge(&mut self, key: u64, known: Known) {
-        self.known
-            .entry(key)
-            .and_modify(|before| *before = before.with(known))
-            .or_insert(known);
     }
 
     /// Writes what was added since the last save as a new segment in `dir` (made if
@@ -637,7 +703,10 @@ mod tests {
             "nothing new, no segment"
         );
         let read = ProofStore::open(&dir, &dimy()).unwrap();
-        assert_eq!(read.known, store.known);
+        assert_eq!(read.len(), store.len());
+        for (&key, &known) in &store.newer {
+            assert_eq!(read.known(key), Some(known));
+        }
         assert_eq!(read.table_stones(), 3);
         let other_rules = ProofStore::open(&dir, &Rules::default()).unwrap();
         assert!(

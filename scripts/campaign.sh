@@ -110,7 +110,16 @@ stored_value() {
     local first="${text%%$'\n'*}"
     case "${first%% *}" in
     win | draw | loss) echo "${first%% *}" ;;
-    *) echo open ;;
+    *)
+        # One side's result, for the side to move: `open (draw or better)`.
+        case "$first" in
+        *"holds only: "*)
+            local held="${first#*holds only: }"
+            echo "open (${held% for the side to move*})"
+            ;;
+        *) echo open ;;
+        esac
+        ;;
     esac
 }
 

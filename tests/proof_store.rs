@@ -492,3 +492,40 @@ go depth 1"
         format!("info string proven win {winning}")
     );
 }
+
+/// `--stored` says what one side's result the store holds when it settles no value.
+#[test]
+fn stored_alone_names_a_one_sided_result() {
+    use vato::rules::position::Color;
+    use vato::solve::{Guarantee, ProofStore};
+    let dir = folder("one-sided");
+    let rules = Rules {
+        board: Board::Dimy,
+        ..Rules::default()
+    };
+    let fen = "BBBB1/BBB1B/BWWBW/W1WWW/WWWWW b 0 1";
+    let position = vato::rules::fen::parse_position_on(Board::Dimy, fen).unwrap();
+    let mut store = ProofStore::new(&rules);
+    store.learn(
+        Color::White,
+        Guarantee::NoLoss,
+        &[(position.key(), None)],
+        0,
+    );
+    store.save(&dir).unwrap();
+    let dir = dir.to_str().unwrap();
+    let (ok, answer, error) = vato_solve(&[
+        "--variant",
+        "dimy",
+        "--fen",
+        fen,
+        "--store",
+        dir,
+        "--stored",
+    ]);
+    assert!(
+        ok && answer
+            == "unknown nodes 0 (the proof store holds only: draw or worse for the side to move)\n",
+        "{answer}{error}"
+    );
+}

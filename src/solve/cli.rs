@@ -579,7 +579,15 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         return report(&args, &root, &opened, &solved, Some(line), out);
     }
     if args.stored {
-        writeln!(out, "unknown nodes 0 (the proof store does not settle it)")?;
+        // One side's result ("White does not lose") settles no value, but is worth saying.
+        let one_sided = store_dir(&args)
+            .and_then(|dir| MappedStore::open_quietly(&dir, &rules).ok())
+            .and_then(|store| store.proven(root.key(), root.side_to_move()));
+        let why = match one_sided {
+            Some(proven) => format!("the proof store holds only: {proven} for the side to move"),
+            None => "the proof store does not settle it".to_string(),
+        };
+        writeln!(out, "unknown nodes 0 ({why})")?;
         out.flush()?;
         return Ok(());
     }

@@ -9,7 +9,8 @@
 
 use super::codes::{board_code, chain_code};
 use super::key_search::{interpolate, search_near};
-use super::store::{ENTRY_BYTES, Known, Layout, StoredResults, decode_entry, entry_key, segments};
+use super::known::Known;
+use super::store::{ENTRY_BYTES, Layout, StoredResults, decode_entry, entry_key, segments};
 use crate::rules::Rules;
 use anyhow::{Context, Result};
 use memmap2::Mmap;

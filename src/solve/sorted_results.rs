@@ -6,7 +6,7 @@
 //! the start of each bucket in the sorted keys is kept (a few keys a bucket), and a lookup
 //! reads the bucket's start and then a few neighbouring keys.
 
-use super::store::Known;
+use super::known::Known;
 
 /// Sorted results, each key once; see the module's documentation.
 #[derive(Clone, Debug)]

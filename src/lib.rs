@@ -28,11 +28,11 @@
 //!   uses the runner's opening generator and writes the files the engine's network reads.
 //! - [`cli`]: the command line that starts each of them.
 //! - [`fuzzing`]: the fuzz targets' entry points, also replayed by the ordinary tests.
-//! - [`data_folder`], [`echo`], [`progress`], [`random`], [`safe_file`], [`shard`] and
-//!   [`timestamp`]: where long-lived data lives, text from outside made safe to print on
-//!   one line, progress of long jobs, seedable random numbers, checksummed files written
-//!   atomically, one of N parts of a job (for more than one machine) and UTC dates, shared
-//!   by layers. They use no layer.
+//! - [`data_folder`], [`echo`], [`key_search`], [`progress`], [`random`], [`safe_file`],
+//!   [`shard`] and [`timestamp`]: where long-lived data lives, text from outside made safe
+//!   to print on one line, searches in sorted keys, progress of long jobs, seedable random
+//!   numbers, checksummed files written atomically, one of N parts of a job (for more than
+//!   one machine) and UTC dates, shared by layers. They use no layer.
 //!
 //! The items that most callers need are re-exported here.
 
@@ -42,6 +42,7 @@ pub mod data_folder;
 pub mod echo;
 pub mod engine;
 pub mod fuzzing;
+pub mod key_search;
 pub mod learn;
 pub mod progress;
 pub mod protocol;

@@ -3,8 +3,8 @@
 //! The order is the one docs/layout.md draws: `rules` at the bottom, `tablebase` on
 //! it, `engine` on both, `book` on the engine, and `protocol` (which plays from the book),
 //! `runner` and `learn` on top (`learn` may use the runner's opening generator). The
-//! shared helpers beside them (`data_folder`, `echo`, `progress`, `random`, `safe_file`,
-//! `shard`, `timestamp`) use no layer at all. The command line and
+//! shared helpers beside them (`data_folder`, `echo`, `key_search`, `progress`, `random`,
+//! `safe_file`, `shard`, `timestamp`) use no layer at all. The command line and
 //! the fuzz targets' entry points stand above everything and are not checked.
 
 use std::fs;
@@ -25,6 +25,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("learn", &["rules", "tablebase", "engine", "runner"]),
     ("data_folder", &[]),
     ("echo", &[]),
+    ("key_search", &[]),
     ("progress", &[]),
     ("random", &[]),
     ("safe_file", &[]),
@@ -36,6 +37,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
 const HELPERS: &[&str] = &[
     "data_folder",
     "echo",
+    "key_search",
     "progress",
     "random",
     "safe_file",

@@ -4,6 +4,7 @@
 
 use super::contents::{BookContents, BookRules, BookTurn};
 use super::text::read_text;
+use crate::key_search::partition_point;
 use crate::rules::board::Board;
 use crate::rules::position::Color;
 use crate::rules::{ChainRule, TurnRules};
@@ -315,20 +316,6 @@ impl Book {
         }
         contents
     }
-}
-
-/// The first of `0..len` for which `before` is false (it must be true, then false).
-fn partition_point(len: usize, before: impl Fn(usize) -> bool) -> usize {
-    let (mut low, mut high) = (0, len);
-    while low < high {
-        let middle = low + (high - low) / 2;
-        if before(middle) {
-            low = middle + 1;
-        } else {
-            high = middle;
-        }
-    }
-    low
 }
 
 #[cfg(test)]

@@ -8,9 +8,9 @@
 //! the answers it holds.
 
 use super::codes::{board_code, chain_code};
-use super::key_search::{interpolate, search_near};
 use super::known::Known;
 use super::store::{ENTRY_BYTES, Layout, StoredResults, decode_entry, entry_key, segments};
+use crate::key_search::{interpolate, search_near};
 use crate::rules::Rules;
 use anyhow::{Context, Result};
 use memmap2::Mmap;

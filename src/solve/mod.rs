@@ -25,7 +25,6 @@ mod defence;
 mod dfpn;
 mod extract;
 mod key_index;
-mod key_search;
 mod known;
 mod manager;
 mod mapped_store;

@@ -3,7 +3,7 @@
 //! their number), and a search that starts there reads nearby keys before scattered ones.
 
 /// Where `key` would fall among `len` sorted keys spread evenly from `low` to `high`.
-pub(super) fn interpolate(key: u64, low: u64, high: u64, len: usize) -> usize {
+pub fn interpolate(key: u64, low: u64, high: u64, len: usize) -> usize {
     let span = u128::from(high.saturating_sub(low)) + 1;
     let offset = u128::from(key.saturating_sub(low));
     ((offset * len as u128 / span) as usize).min(len)
@@ -12,7 +12,7 @@ pub(super) fn interpolate(key: u64, low: u64, high: u64, len: usize) -> usize {
 /// [`partition_point`] started from `guess`: steps that double from it until the point is
 /// bracketed, then a binary search inside, so a close guess (as interpolated ones are)
 /// reads only nearby keys.
-pub(super) fn search_near(len: usize, guess: usize, below: impl Fn(usize) -> bool) -> usize {
+pub fn search_near(len: usize, guess: usize, below: impl Fn(usize) -> bool) -> usize {
     let guess = guess.min(len);
     let (mut low, mut high);
     if guess < len && below(guess) {
@@ -55,7 +55,7 @@ pub(super) fn search_near(len: usize, guess: usize, below: impl Fn(usize) -> boo
 
 /// The first of `0..len` for which `below` is false, `below` being true up to a point
 /// and false after it.
-fn partition_point(len: usize, below: impl Fn(usize) -> bool) -> usize {
+pub fn partition_point(len: usize, below: impl Fn(usize) -> bool) -> usize {
     let (mut low, mut high) = (0, len);
     while low < high {
         let middle = low + (high - low) / 2;

@@ -583,7 +583,12 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         let one_sided = store_dir(&args)
             .and_then(|dir| MappedStore::open_quietly(&dir, &rules).ok())
             .and_then(|store| store.proven(root.key(), root.side_to_move()));
+        // A value the glance did not take rests on tables this run lacks, or on a
+        // damaged block (which the whole read would report).
         let why = match one_sided {
+            Some(Proven::Win | Proven::Loss | Proven::Draw) => {
+                "the proof store's value rests on more tables than these".to_string()
+            }
             Some(proven) => format!("the proof store holds only: {proven} for the side to move"),
             None => "the proof store does not settle it".to_string(),
         };

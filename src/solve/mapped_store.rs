@@ -185,17 +185,10 @@ impl MappedSegment {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::board::Board;
     use crate::rules::position::Color;
     use crate::solve::store::ProofStore;
+    use crate::solve::store::tests::dimy;
     use crate::solve::strategy::Guarantee;
-
-    fn dimy() -> Rules {
-        Rules {
-            board: Board::Dimy,
-            ..Rules::default()
-        }
-    }
 
     fn folder(name: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("vato-mapped-{name}-{}", std::process::id()));

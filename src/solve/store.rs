@@ -577,11 +577,12 @@ fn encode(block: &[(u64, Known)]) -> Vec<u8> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::rules::board::Board;
 
-    fn dimy() -> Rules {
+    /// Fanoron-Dimy's rules, for tests of the store's files.
+    pub(in crate::solve) fn dimy() -> Rules {
         Rules {
             board: Board::Dimy,
             ..Rules::default()

@@ -1,6 +1,6 @@
-//! The results a run read from the proof store's segments, merged into sorted arrays: a
-//! third of the memory of a hash table of the same results (17 bytes a result, and 1 more
-//! for the buckets), and about as fast to look up.
+//! The results a run read from the proof store's segments, merged into sorted arrays: about
+//! half the memory of a hash table of the same results (17 bytes a result, and 1 or 2 more
+//! for the buckets), and nearly as fast to look up.
 //!
 //! The keys are Zobrist keys, uniform, so their top bits spread them evenly over buckets:
 //! the start of each bucket in the sorted keys is kept (a few keys a bucket), and a lookup

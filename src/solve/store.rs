@@ -569,9 +569,10 @@ pub(super) fn decode_entry(entry: &[u8]) -> Result<(u64, Known)> {
 fn encode(block: &[(u64, Known)]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(block.len() * ENTRY_BYTES);
     for (key, known) in block {
+        let (flags, turn) = known.to_parts();
         bytes.extend_from_slice(&key.to_le_bytes());
-        bytes.extend_from_slice(&known.turn.map_or(NO_TURN, |t| t.key()).to_le_bytes());
-        bytes.push(known.flags);
+        bytes.extend_from_slice(&turn.to_le_bytes());
+        bytes.push(flags);
     }
     bytes
 }

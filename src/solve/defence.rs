@@ -18,6 +18,9 @@
 use super::dfpn::Search;
 use super::key_index::KeyIndex;
 use super::strategy::Guarantee;
+use crate::rules::bitboard::Bitboard;
+use crate::rules::board::Board;
+use crate::rules::geometry::Square;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use std::collections::HashMap;
@@ -28,9 +31,10 @@ use std::collections::HashMap;
 /// defence grew by a tenth (docs/experiments.md).
 const FRESH_SEARCH_NODES: u64 = 10_000;
 
-/// What the defence keeps for each position it gathers, about (measured on a defence of
-/// 8 million positions): the node, its candidates, the links to it and its index entry.
-pub(super) const DEFENCE_BYTES_PER_POSITION: usize = 192;
+/// What the defence keeps for each position it gathers, about: the node (32 bytes) and
+/// its index entry (16 to 46 bytes), links and rankings only where a position may still
+/// die (measured on `line-40`'s defence of 8 million positions, docs/experiments.md).
+pub(super) const DEFENCE_BYTES_PER_POSITION: usize = 72;
 
 /// The end of a list of links.
 const NO_LINK: u32 = u32::MAX;
@@ -44,6 +48,15 @@ enum Class {
     Open { guided: bool },
 }
 
+impl Class {
+    /// Whether a position of this class can still be found lost. The guide's values are
+    /// exact, so a position it says the owner holds never dies: nothing that depends on
+    /// it needs a link, and a choice of it is final.
+    fn may_die(self) -> bool {
+        self == Class::Open { guided: false }
+    }
+}
+
 /// One of the owner's candidate turns.
 #[derive(Copy, Clone)]
 struct Candidate {
@@ -51,17 +64,54 @@ struct Candidate {
     class: Class,
 }
 
+/// The turn of an owner's node before it is gathered (never read).
+const UNCHOSEN: Turn = match Square::from_index(0) {
+    Some(a1) => Turn::new(a1, a1, Bitboard::EMPTY),
+    None => unreachable!(),
+};
+
+/// The side to move is Black.
+const BLACK_TO_MOVE: u8 = 1;
+/// The guide holds the position.
+const GUIDED: u8 = 2;
+/// The position was found lost for the owner.
+const DEAD: u8 = 4;
+/// The owner to move: its chosen turn leads to a position gathered (not a settled one).
+const CHOSEN_OPEN: u8 = 8;
+
+/// A gathered position. Most of a large defence lies in the guide's endings, where no
+/// position dies, so a node keeps only what every position needs; the ranked candidates
+/// of a choice that may still move on are kept apart ([`Defence::rankings`]).
 struct Node {
-    position: Position,
-    /// Whether the guide holds it.
-    guided: bool,
-    /// The owner to move: its candidate turns, best first. The other side: empty.
-    candidates: Box<[Candidate]>,
-    /// The owner to move: the candidate now chosen.
-    choice: u32,
+    /// White's and Black's stones: with the side to move, all of the position the
+    /// defence needs (its counters play no part in a key).
+    stones: [Bitboard; 2],
+    /// The owner to move: the turn chosen now.
+    chosen: Turn,
     /// The first link to a position that depends on this one, or [`NO_LINK`].
     dependants: u32,
-    dead: bool,
+    flags: u8,
+}
+
+impl Node {
+    fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+
+    fn side_to_move(&self) -> Color {
+        if self.has(BLACK_TO_MOVE) {
+            Color::Black
+        } else {
+            Color::White
+        }
+    }
+}
+
+/// The owner's candidates at a position whose choice may still move on, best first, and
+/// the one chosen now.
+struct Ranking {
+    candidates: Box<[Candidate]>,
+    choice: usize,
 }
 
 /// A position that depends on another: the other side's position before it, or the
@@ -82,26 +132,43 @@ struct FreshSearches {
 
 struct Defence {
     owner: Color,
+    board: Board,
     fresh: FreshSearches,
     /// Each gathered position's index in `nodes`, by key.
     index: KeyIndex,
     nodes: Vec<Node>,
+    /// The candidates of the owner's positions whose choice may die.
+    rankings: HashMap<u32, Ranking>,
     links: Vec<Link>,
     to_gather: Vec<u32>,
     dying: Vec<u32>,
+    /// A position the guide says the owner holds was found lost: the guide and the
+    /// search disagree, and the defence is given up.
+    contradicted: bool,
 }
 
 impl Defence {
-    fn new(owner: Color) -> Defence {
+    fn new(owner: Color, board: Board) -> Defence {
         Defence {
             owner,
+            board,
             fresh: FreshSearches::default(),
             index: KeyIndex::default(),
             nodes: Vec::new(),
+            rankings: HashMap::new(),
             links: Vec::new(),
             to_gather: Vec::new(),
             dying: Vec::new(),
+            contradicted: false,
         }
+    }
+
+    /// The position of a gathered node.
+    fn position(&self, index: u32) -> Position {
+        let node = &self.nodes[index as usize];
+        let [white, black] = node.stones;
+        Position::new_on(self.board, white, black, node.side_to_move(), 0, 1)
+            .expect("a gathered position was a position")
     }
 
     /// Registers `position` (`guided` when the guide holds it) to be gathered, once; its
@@ -110,92 +177,125 @@ impl Defence {
         let next = u32::try_from(self.nodes.len()).expect("fewer than 2^32 positions");
         let index = self.index.get_or_insert(position.key(), next);
         if index == next {
+            let mut flags = 0;
+            if position.side_to_move() == Color::Black {
+                flags |= BLACK_TO_MOVE;
+            }
+            if guided {
+                flags |= GUIDED;
+            }
             self.nodes.push(Node {
-                position,
-                guided,
-                candidates: Box::default(),
-                choice: 0,
+                stones: [position.stones(Color::White), position.stones(Color::Black)],
+                chosen: UNCHOSEN,
                 dependants: NO_LINK,
-                dead: false,
+                flags,
             });
             self.to_gather.push(index);
         }
         index
     }
 
-    /// Records that `dependant` depends on `index`.
-    fn depend(&mut self, index: u32, dependant: u32) {
-        let next = self.nodes[index as usize].dependants;
-        self.nodes[index as usize].dependants =
-            u32::try_from(self.links.len()).expect("fewer than 2^32 links");
-        self.links.push(Link { dependant, next });
+    /// Registers the child `position` of `parent`, of class `class`, and records that
+    /// `parent` depends on it when it may die.
+    fn register_child(&mut self, position: Position, class: Class, parent: u32) {
+        let Class::Open { guided } = class else {
+            return;
+        };
+        let child = self.register(position, guided);
+        if class.may_die() {
+            let next = self.nodes[child as usize].dependants;
+            self.nodes[child as usize].dependants =
+                u32::try_from(self.links.len()).expect("fewer than 2^32 links");
+            self.links.push(Link {
+                dependant: parent,
+                next,
+            });
+        }
     }
 
     fn is_dead(&self, key: u64) -> bool {
         self.index
             .get(key)
-            .is_some_and(|index| self.nodes[index as usize].dead)
+            .is_some_and(|index| self.nodes[index as usize].has(DEAD))
     }
 
     /// The class of a gathered position, `None` when it has died (never safe, and not
     /// lost as far as the tables and the guide tell: it was registered only so).
     fn class_of(&self, index: u32) -> Option<Class> {
         let node = &self.nodes[index as usize];
-        (!node.dead).then_some(Class::Open {
-            guided: node.guided,
+        (!node.has(DEAD)).then_some(Class::Open {
+            guided: node.has(GUIDED),
         })
     }
 
-    /// Makes the owner's position `parent` choose its first candidate from `from` on that
-    /// is safe or not dead; it dies when none is left.
-    fn choose_from(&mut self, parent: u32, from: usize) {
-        let node = &self.nodes[parent as usize];
-        let position = node.position;
-        let found = node
-            .candidates
+    /// Makes the owner's position `parent`, with its candidates best first, choose.
+    fn choose(&mut self, parent: u32, candidates: Box<[Candidate]>) {
+        let ranking = Ranking {
+            candidates,
+            choice: 0,
+        };
+        self.choose_from(parent, ranking);
+    }
+
+    /// Makes the owner's position `parent` choose the first of its candidates from
+    /// `ranking.choice` on that is safe or not dead; it dies when none is left. The
+    /// ranking is kept only while the choice may die.
+    fn choose_from(&mut self, parent: u32, mut ranking: Ranking) {
+        let position = self.position(parent);
+        let found = ranking.candidates[ranking.choice..]
             .iter()
-            .enumerate()
-            .skip(from)
-            .find(|(_, candidate)| {
+            .position(|candidate| {
                 candidate.class == Class::Safe || !self.is_dead(position.play(candidate.turn).key())
-            })
-            .map(|(index, &candidate)| (index, candidate));
-        let Some((index, candidate)) = found else {
+            });
+        let Some(offset) = found else {
             self.dying.push(parent);
             return;
         };
-        self.nodes[parent as usize].choice = index as u32;
-        if let Class::Open { guided } = candidate.class {
-            let child = self.register(position.play(candidate.turn), guided);
-            self.depend(child, parent);
+        ranking.choice += offset;
+        let candidate = ranking.candidates[ranking.choice];
+        let node = &mut self.nodes[parent as usize];
+        node.chosen = candidate.turn;
+        if candidate.class == Class::Safe {
+            node.flags &= !CHOSEN_OPEN;
+        } else {
+            node.flags |= CHOSEN_OPEN;
+        }
+        self.register_child(position.play(candidate.turn), candidate.class, parent);
+        if candidate.class.may_die() {
+            self.rankings.insert(parent, ranking);
         }
     }
 
     /// `dead` has died: its dependant `parent` dies with it or moves on.
     fn revise(&mut self, parent: u32, dead: u32) {
         let node = &self.nodes[parent as usize];
-        if node.dead {
+        if node.has(DEAD) {
             return;
         }
-        if node.position.side_to_move() != self.owner {
+        if node.side_to_move() != self.owner {
             self.dying.push(parent);
             return;
         }
-        let choice = node.choice as usize;
-        let chosen = node.candidates[choice];
-        let dead_key = self.nodes[dead as usize].position.key();
-        if chosen.class != Class::Safe && node.position.play(chosen.turn).key() == dead_key {
-            self.choose_from(parent, choice + 1);
+        let chosen = node.chosen;
+        if node.has(CHOSEN_OPEN)
+            && self.position(parent).play(chosen).key() == self.position(dead).key()
+            && let Some(mut ranking) = self.rankings.remove(&parent)
+        {
+            ranking.choice += 1;
+            self.choose_from(parent, ranking);
         }
     }
 
     /// A position found lost for the owner: its dependants lose it or move on.
     fn bury(&mut self, index: u32) {
         let node = &mut self.nodes[index as usize];
-        if node.dead {
+        if node.has(DEAD) {
             return;
         }
-        node.dead = true;
+        node.flags |= DEAD;
+        if node.has(GUIDED) {
+            self.contradicted = true;
+        }
         let mut link = std::mem::replace(&mut node.dependants, NO_LINK);
         while link != NO_LINK {
             let Link { dependant, next } = self.links[link as usize];
@@ -205,14 +305,15 @@ impl Defence {
     }
 
     /// What has been gathered, for diagnostics: the positions, how many died, how many
-    /// wait, and per stone count the positions gathered and (after `/`) those that died.
+    /// wait, and per stone count the positions gathered and (after `/`) those that died;
+    /// the fresh searches; the memory of each part, in MB.
     fn census(&self) -> String {
         let mut by_stones = std::collections::BTreeMap::<u32, (usize, usize)>::new();
         for node in &self.nodes {
-            let stones = node.position.us().count() + node.position.them().count();
+            let stones = node.stones[0].count() + node.stones[1].count();
             let entry = by_stones.entry(stones).or_default();
             entry.0 += 1;
-            entry.1 += usize::from(node.dead);
+            entry.1 += usize::from(node.has(DEAD));
         }
         let dead: usize = by_stones.values().map(|&(_, dead)| dead).sum();
         let counts: Vec<String> = by_stones
@@ -220,16 +321,26 @@ impl Defence {
             .map(|(stones, (all, dead))| format!("{stones}:{all}/{dead}"))
             .collect();
         let fresh = &self.fresh;
+        let megabytes = |bytes: usize| bytes >> 20;
+        let ranked: usize = self
+            .rankings
+            .values()
+            .map(|ranking| ranking.candidates.len())
+            .sum();
         format!(
             "{} positions, {dead} lost, {} to gather; by stones {}; {} fresh searches \
-             ({} nodes, {} lost, {} undecided)",
+             ({} nodes, {} lost, {} undecided); MB: nodes {}, index {}, links {}, rankings {}",
             self.nodes.len(),
             self.to_gather.len(),
             counts.join(" "),
             fresh.searches,
             fresh.nodes,
             fresh.lost,
-            fresh.undecided
+            fresh.undecided,
+            megabytes(self.nodes.len() * std::mem::size_of::<Node>()),
+            megabytes(self.index.bytes()),
+            megabytes(self.links.len() * std::mem::size_of::<Link>()),
+            megabytes(ranked * std::mem::size_of::<Candidate>()),
         )
     }
 }
@@ -241,7 +352,7 @@ impl Search<'_> {
         root: &Position,
         owner: Color,
     ) -> Option<HashMap<u64, Turn>> {
-        let mut defence = Defence::new(owner);
+        let mut defence = Defence::new(owner, root.board());
         let root = match self.settled_for(root, owner, Guarantee::NoLoss) {
             Some(safe) => return safe.then(HashMap::new),
             None => defence.register(*root, self.guided(root, false).is_some()),
@@ -263,9 +374,16 @@ impl Search<'_> {
             }
         }
         tracing::debug!("defence finished: {}", defence.census());
-        if defence.nodes[root as usize].dead {
+        if defence.contradicted {
+            tracing::warn!("the guide's tables and the search disagree: no defence written");
             return None;
         }
+        if defence.nodes[root as usize].has(DEAD) {
+            return None;
+        }
+        // What only the gathering needed goes before the turns are read out.
+        defence.links = Vec::new();
+        defence.rankings = HashMap::new();
         Some(self.chosen_turns(&defence, root))
     }
 
@@ -280,13 +398,12 @@ impl Search<'_> {
         let mut turns = Vec::new();
         while let Some(index) = stack.pop() {
             let node = &defence.nodes[index as usize];
-            let position = node.position;
+            let position = defence.position(index);
             if position.side_to_move() == defence.owner {
-                let candidate = node.candidates[node.choice as usize];
-                chosen.insert(position.key(), candidate.turn);
+                chosen.insert(position.key(), node.chosen);
                 turns.clear();
-                if candidate.class != Class::Safe {
-                    turns.push(candidate.turn);
+                if node.has(CHOSEN_OPEN) {
+                    turns.push(node.chosen);
                 }
             } else {
                 self.rules.turn_rules().generate(&position, &mut turns);
@@ -388,9 +505,8 @@ impl Search<'_> {
     /// space.
     fn gather(&mut self, index: u32, defence: &mut Defence, turns: &mut Vec<Turn>) {
         self.nodes += 1;
-        let node = &defence.nodes[index as usize];
-        let position = node.position;
-        if node.dead || !self.owner_holds(&position, defence) {
+        let position = defence.position(index);
+        if defence.nodes[index as usize].has(DEAD) || !self.owner_holds(&position, defence) {
             defence.dying.push(index);
             return;
         }
@@ -424,9 +540,10 @@ impl Search<'_> {
                 ranked.push((rank, Candidate { turn, class }));
             }
             ranked.sort_unstable_by_key(|&(rank, _)| rank);
-            defence.nodes[index as usize].candidates =
-                ranked.into_iter().map(|(_, candidate)| candidate).collect();
-            defence.choose_from(index, 0);
+            defence.choose(
+                index,
+                ranked.into_iter().map(|(_, candidate)| candidate).collect(),
+            );
         } else {
             // Every child must be classified before any is registered: a lost one kills
             // the position, which then needs none of them.
@@ -443,8 +560,7 @@ impl Search<'_> {
                 }
             }
             for (next, guided) in gathered {
-                let child = defence.register(next, guided);
-                defence.depend(child, index);
+                defence.register_child(next, Class::Open { guided }, index);
             }
         }
     }

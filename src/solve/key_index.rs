@@ -114,6 +114,11 @@ impl KeyIndex {
         let _ = key;
     }
 
+    /// The bytes its slots take.
+    pub(super) fn bytes(&self) -> usize {
+        self.slots.len() * std::mem::size_of::<Slot>()
+    }
+
     fn grow(&mut self) {
         let log2 = self.slots.len().trailing_zeros() + 1;
         let old = std::mem::replace(self, KeyIndex::with_slots_log2(log2));

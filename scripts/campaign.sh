@@ -153,7 +153,7 @@ job() {
 jobs() {
     local name fen _moves
     while IFS=$'\t' read -r name fen _moves; do
-        [[ "$(stored_value "$fen")" == open ]] && job "$name" "$fen"
+        [[ "$(stored_value "$fen")" == open* ]] && job "$name" "$fen"
     done < <(chosen)
     return 0
 }
@@ -164,7 +164,7 @@ run() {
     [[ -s "$log" ]] || printf 'finished\tname\tvalue\tnodes\tseconds\topen\n' >"$log"
     local name fen _moves
     while IFS=$'\t' read -r name fen _moves; do
-        [[ "$(stored_value "$fen")" == open ]] || continue
+        [[ "$(stored_value "$fen")" == open* ]] || continue
         local text status=0
         text="$(eval "$(job "$name" "$fen")" 2>"$data/$name.err" </dev/null)" || status=$?
         local first="${text%%$'\n'*}"

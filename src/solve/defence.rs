@@ -11,9 +11,11 @@
 //! most once.
 //!
 //! A defence through the quiet endings of a guide's tables gathers tens of millions of
-//! positions, so a gathered position keeps little: itself, the owner's ranked candidates,
-//! and links to the positions that depend on it, in arenas indexed by `u32`. The other
-//! side's turns are generated again when the chosen turns are read out.
+//! positions, so a gathered position keeps little: its stones and the owner's chosen turn,
+//! in an arena indexed by `u32`. Only a position that may still die (one the guide does
+//! not hold) has links to the positions that depend on it and, for the owner, its ranked
+//! candidates. The other side's turns are generated again when the chosen turns are read
+//! out.
 
 use super::dfpn::Search;
 use super::key_index::KeyIndex;
@@ -24,6 +26,10 @@ use crate::rules::geometry::Square;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// How often a defence being written says how far it got (at the debug level).
+const REPORT_EVERY: Duration = Duration::from_secs(60);
 
 /// The most nodes of the fresh search that asks whether a gathered position the table
 /// does not settle is lost. Less is not cheaper: on the ladder's `line-4`, 1,000 left
@@ -358,7 +364,13 @@ impl Search<'_> {
             None => defence.register(*root, self.guided(root, false).is_some()),
         };
         let mut turns = Vec::new();
-        loop {
+        let mut last_report = Instant::now();
+        for round in 0u64.. {
+            // A defence of tens of millions of positions takes minutes: say how it goes.
+            if round % 4096 == 0 && last_report.elapsed() >= REPORT_EVERY {
+                tracing::debug!("defence so far: {}", defence.census());
+                last_report = Instant::now();
+            }
             if self.out_of_budget()
                 || self.writer_full(defence.nodes.len(), DEFENCE_BYTES_PER_POSITION)
             {

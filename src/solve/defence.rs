@@ -361,7 +361,10 @@ impl Search<'_> {
         let mut defence = Defence::new(owner, root.board());
         let root = match self.settled_for(root, owner, Guarantee::NoLoss) {
             Some(safe) => return safe.then(HashMap::new),
-            None => defence.register(*root, self.guided(root, false).is_some()),
+            None => match self.guided_for(root, owner, Guarantee::NoLoss) {
+                Some(false) => return None,
+                guided => defence.register(*root, guided.is_some()),
+            },
         };
         let mut turns = Vec::new();
         let mut last_report = Instant::now();
@@ -518,7 +521,9 @@ impl Search<'_> {
     fn gather(&mut self, index: u32, defence: &mut Defence, turns: &mut Vec<Turn>) {
         self.nodes += 1;
         let position = defence.position(index);
-        if defence.nodes[index as usize].has(DEAD) || !self.owner_holds(&position, defence) {
+        let flags = defence.nodes[index as usize].flags;
+        // A guided position was gathered because the guide says the owner holds it.
+        if flags & DEAD != 0 || (flags & GUIDED == 0 && !self.owner_holds(&position, defence)) {
             defence.dying.push(index);
             return;
         }
@@ -560,9 +565,18 @@ impl Search<'_> {
             // Every child must be classified before any is registered: a lost one kills
             // the position, which then needs none of them.
             let mut gathered = Vec::with_capacity(turns.len());
+            let guided = defence.nodes[index as usize].has(GUIDED);
             for &turn in turns.iter() {
                 let next = position.play(turn);
-                match self.classify_child(&next, defence) {
+                // A quiet reply in the guide's endings stays in the guide's layer, where the
+                // owner holds whatever the other side plays (the guide's values are
+                // exact): no probe.
+                let class = match defence.index.get(next.key()) {
+                    Some(gathered) => defence.class_of(gathered),
+                    None if guided && !turn.is_capture() => Some(Class::Open { guided: true }),
+                    None => self.classify(&next, defence.owner),
+                };
+                match class {
                     Some(Class::Safe) => {}
                     Some(Class::Open { guided }) => gathered.push((next, guided)),
                     None => {

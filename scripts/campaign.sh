@@ -25,8 +25,10 @@
 #       disk. A job stopped by a kill keeps its checkpoint and goes on from it.
 #
 # Options: --time S (600), --memory MB (6144 for each of the two questions),
-# --threads N (2), --store DIR (the solver's default store), --tablebase-path DIR (the
-# solver's default tables), --tablebase-stones N (7: the store's results then rest on
+# --threads N (2), --ask SIDE (none: both questions; `black` asks only whether Black
+# wins, on one thread, so that two jobs share two cores, and passes over a rung where
+# the store answers that question), --store DIR (the solver's default store),
+# --tablebase-path DIR (the solver's default tables), --tablebase-stones N (7: the store's results then rest on
 # the 7-stone set alone, which every machine of the campaign has, even where some
 # 8-stone pairs are built), --guide-stones N (none: tables of up to N stones that guide
 # the search and the strategies without the proofs resting on them; 8 where the 8-stone
@@ -43,6 +45,7 @@ data="${VATO_CAMPAIGN:-${XDG_DATA_HOME:-$HOME/.local/share}/vato/campaign}"
 time_limit=600
 memory=6144
 threads=2
+ask=""
 store=""
 tables=""
 table_stones=7
@@ -60,12 +63,13 @@ die() {
 parse() {
     while (($#)); do
         case "$1" in
-        --time | --memory | --threads | --store | --tablebase-path | --tablebase-stones | --guide-stones | --data | --list)
+        --time | --memory | --threads | --ask | --store | --tablebase-path | --tablebase-stones | --guide-stones | --data | --list)
             (($# >= 2)) || die "$1 needs a value"
             case "$1" in
             --time) time_limit="$2" ;;
             --memory) memory="$2" ;;
             --threads) threads="$2" ;;
+            --ask) ask="$2" ;;
             --store) store="$2" ;;
             --tablebase-path) tables="$2" ;;
             --tablebase-stones) table_stones="$2" ;;
@@ -146,14 +150,31 @@ job() {
         --threads "$threads" --checkpoint "$data/$name.checkpoint" --checkpoint-every 600
         --proof "$data/$name.proof" "${options[@]}")
     [[ -n "$guide_stones" ]] && solve+=(--guide-stones "$guide_stones")
+    [[ -n "$ask" ]] && solve+=(--ask "$ask")
     printf '%q ' "${solve[@]}"
     echo
+}
+
+# Whether `fen`, of which the store says `value` (see stored_value), needs a job: it is
+# open, and the store does not answer the one question asked (--ask) already.
+wanted() {
+    local fen="$1" value="$2"
+    [[ "$value" == open* ]] || return 1
+    [[ -n "$ask" ]] || return 0
+    # Does the side asked about move? (`w` or `b`, the position's second field.)
+    local mover
+    mover="$(awk '{ print $2 }' <<<"$fen")"
+    case "$value" in
+    "open (draw or worse)") [[ "${ask:0:1}" != "$mover" ]] ;;
+    "open (draw or better)") [[ "${ask:0:1}" == "$mover" ]] ;;
+    *) return 0 ;;
+    esac
 }
 
 jobs() {
     local name fen _moves
     while IFS=$'\t' read -r name fen _moves; do
-        [[ "$(stored_value "$fen")" == open* ]] && job "$name" "$fen"
+        wanted "$fen" "$(stored_value "$fen")" && job "$name" "$fen"
     done < <(chosen)
     return 0
 }
@@ -164,7 +185,7 @@ run() {
     [[ -s "$log" ]] || printf 'finished\tname\tvalue\tnodes\tseconds\topen\n' >"$log"
     local name fen _moves
     while IFS=$'\t' read -r name fen _moves; do
-        [[ "$(stored_value "$fen")" == open* ]] || continue
+        wanted "$fen" "$(stored_value "$fen")" || continue
         local text status=0
         text="$(eval "$(job "$name" "$fen")" 2>"$data/$name.err" </dev/null)" || status=$?
         local first="${text%%$'\n'*}"

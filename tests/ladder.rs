@@ -331,6 +331,62 @@ fn the_campaign_runs_a_rung_into_its_store_and_then_finds_it_proven() {
     assert!(campaign("status", &[rung]).starts_with("second-d3e3W-c4c3Ad3W\twin\n"));
 }
 
+/// `--ask`: a job asks one question; a rung where the store answers it is passed over,
+/// and the other question's job still runs, after which the store has the value.
+#[test]
+fn the_campaign_asks_one_question_and_passes_over_a_rung_that_has_its_answer() {
+    use std::process::Command;
+
+    let base = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("campaign-ask");
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    // Two stones against two, Black to move: neither side wins, without tables.
+    let list = base.join("list.txt");
+    std::fs::write(&list, "# one rung\ntwo-two\t9/B7B/9/6W1W/9 b 0 1\t0\n").unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/campaign.sh");
+    let campaign = |command: &str, extra: &[&str]| {
+        let output = Command::new("bash")
+            .arg(script)
+            .arg(command)
+            .args(["--store", base.join("store").to_str().unwrap()])
+            .args(["--data", base.join("data").to_str().unwrap()])
+            .args(["--list", list.to_str().unwrap()])
+            .args(["--time", "30", "--memory", "64"])
+            .args(extra)
+            .env("VATO", env!("CARGO_BIN_EXE_vato"))
+            .env("VATO_TABLEBASES", "")
+            .env("VATO_PROOFS", "")
+            .output()
+            .expect("bash runs");
+        assert!(
+            output.status.success(),
+            "{command}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    assert!(campaign("jobs", &["--ask", "black"]).contains(" --ask black "));
+    let ran = campaign("run", &["--ask", "black"]);
+    assert!(ran.contains("\ttwo-two\tunknown\t"), "{ran}");
+    assert_eq!(
+        campaign("status", &[]).lines().next(),
+        Some("two-two\topen (draw or worse)")
+    );
+    assert_eq!(
+        campaign("jobs", &["--ask", "black"]),
+        "",
+        "Black's question is answered"
+    );
+    assert!(campaign("jobs", &["--ask", "white"]).contains(" --ask white "));
+    assert!(campaign("jobs", &[]).contains("two-two.checkpoint"));
+    campaign("run", &["--ask", "white"]);
+    assert_eq!(
+        campaign("status", &[]).lines().next(),
+        Some("two-two\tdraw")
+    );
+    assert_eq!(campaign("jobs", &[]), "");
+}
+
 /// The proofs committed under `proofs/tsivy/` (checked in full with the 7-stone tables, which
 /// CI does not build): each file is whole (its checksum holds), is named for a rung of
 /// the ladder whose position it proves, rests on no more than the 7-stone set, and its

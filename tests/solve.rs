@@ -749,3 +749,36 @@ fn false_draws_from_repetitions_on_other_lines_are_caught() {
         vato::solve::check(&certificate, Some(&leaves)).unwrap();
     }
 }
+
+/// One question asked alone (`--ask`): a proof gives the value, a disproof one side's
+/// result, which joins the store as such.
+#[test]
+fn one_question_asked_alone_gives_the_value_or_one_sides_result() {
+    // Black to move loses.
+    let fen = "9/B8/9/6W1W/9 b";
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-ask");
+    let _ = std::fs::remove_dir_all(&dir);
+    let store = dir.join("proofs");
+    let store = store.to_str().unwrap();
+    let (ok, won, error) = vato_solve(&["--fen", fen, "--memory", "64", "--ask", "white"]);
+    assert!(ok && won.starts_with("loss nodes "), "{won}{error}");
+    assert!(!won.contains("proven: "), "{won}");
+    let common = ["--fen", fen, "--memory", "64", "--store", store];
+    let (ok, one_sided, error) = vato_solve(&[&common[..], &["--ask", "black"]].concat());
+    assert!(
+        ok && one_sided.starts_with("unknown nodes "),
+        "{one_sided}{error}"
+    );
+    assert!(
+        one_sided.contains("\nproven: draw or better for white\n"),
+        "{one_sided}"
+    );
+    let (ok, stored, error) = vato_solve(&["--fen", fen, "--stored", "--store", store]);
+    assert!(ok, "{error}");
+    assert!(
+        stored.contains("holds only: draw or worse for the side to move"),
+        "{stored}"
+    );
+    let (ok, _, error) = vato_solve(&["--fen", fen, "--ask", "blue"]);
+    assert!(!ok && error.contains("white or black"), "{error}");
+}

@@ -7,12 +7,14 @@ use super::dfpn::{Budget, Method};
 use super::mapped_store::MappedStore;
 use super::sample::{agreement, random_positions};
 use super::store::{ProofStore, Proven, StoredResults, default_store_dir};
-use super::two_questions::{on_own_stack, solve_on_own_stack};
+use super::strategy::Guarantee;
+use super::two_questions::{on_own_stack, solve_on_own_stack, solve_one};
 use super::verdict::Verdict;
 use crate::progress::stop_on_ctrl_c;
 use crate::rules::Rules;
 use crate::rules::fen::parse_position_on;
 use crate::rules::notation::spelled_turns;
+use crate::rules::position::Color;
 use crate::shard::Shard;
 use crate::tablebase::{
     MAX_STONES, TableRules, Tablebase, default_dir, layer_names, layers_with, parse_layer_pair,
@@ -114,6 +116,11 @@ pub struct SolveArgs {
     /// lies, not read whole, so this takes milliseconds whatever its size.
     #[arg(long, conflicts_with_all = ["no_store", "shard", "combine", "checkpoint", "check", "sample", "merge_store"])]
     stored: bool,
+    /// Ask one question only: does SIDE (white or black) win? A proof is a win or a loss;
+    /// a disproof is one side's result (`proven: draw or better for ...`), kept in the
+    /// store. One thread: two such runs, one for each side, share two cores.
+    #[arg(long, value_name = "SIDE", value_parser = parse_side, conflicts_with_all = ["shard", "combine", "stored", "sample", "check", "merge_store"])]
+    ask: Option<Color>,
     /// Add the results of the stores in these folders (other machines', shards') and of
     /// these proof files (each checked first, with the tables it rests on) to the proof
     /// store, as one new segment, and stop.
@@ -123,6 +130,11 @@ pub struct SolveArgs {
     /// values (every turn must be there, decided).
     #[arg(long, value_name = "FILE", num_args = 1..)]
     combine: Option<Vec<PathBuf>>,
+}
+
+/// `--ask`'s side: `white` or `black`.
+fn parse_side(text: &str) -> Result<Color, String> {
+    Color::from_name(text).ok_or_else(|| format!("'{text}' is not a side: white or black"))
 }
 
 /// The values of `--method`.
@@ -624,7 +636,10 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         store: store.as_ref().map(|(_, s)| s as &dyn StoredResults),
         ..budget
     };
-    let solved = solve_on_own_stack(&root, rules, tables.as_ref(), known)?;
+    let solved = match args.ask {
+        Some(prover) => solve_one(&root, rules, tables.as_ref(), known, prover)?,
+        None => solve_on_own_stack(&root, rules, tables.as_ref(), known)?,
+    };
     let store_line = store
         .as_mut()
         .map(|store| keep_results(store, &root, &rules, tables.as_ref(), &solved));
@@ -686,6 +701,14 @@ fn report(
     )?;
     if !solved.open.is_empty() {
         writeln!(out, "open: {}", solved.open_numbers())?;
+    }
+    if solved.verdict == Verdict::Unknown {
+        // A question answered while the value stays open: one side's result.
+        for strategy in &solved.learned {
+            if strategy.guarantee == Guarantee::NoLoss {
+                writeln!(out, "proven: draw or better for {}", strategy.owner.name())?;
+            }
+        }
     }
     if let Some(line) = store_line {
         writeln!(out, "{line}")?;

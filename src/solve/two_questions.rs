@@ -9,7 +9,7 @@ use super::table::ProofTable;
 use super::verdict::Verdict;
 use super::{manager, one_question};
 use crate::rules::Rules;
-use crate::rules::position::Position;
+use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::tablebase::Tablebase;
 use anyhow::{Context, Result, anyhow};
@@ -282,6 +282,76 @@ pub fn solve(
         },
         open,
         learned,
+    })
+}
+
+/// Whether `prover` wins from `root`, the other question left unasked (on one thread): a
+/// win or a loss for the side to move when it is proved, else unknown. A disproof, once
+/// confirmed, is one side's result ("Black does not win"): its strategy is among what
+/// was learned. The question keeps its checkpoint where [`solve`] keeps it, so that a
+/// later solve of both goes on from it.
+pub fn solve_one(
+    root: &Position,
+    rules: Rules,
+    tables: Option<&Tablebase>,
+    budget: Budget<'_>,
+    prover: Color,
+) -> Result<Solved> {
+    // The tables answer both questions at once.
+    if tables.is_some_and(|tables| tables.probe_outcome(root).is_some()) {
+        return solve_on_own_stack(root, rules, tables, budget);
+    }
+    let started = Instant::now();
+    let mover = root.side_to_move();
+    let second_file = budget.checkpoint.map(|c| second_checkpoint(c.path));
+    let checkpoint = if prover == mover {
+        budget.checkpoint
+    } else {
+        budget
+            .checkpoint
+            .zip(second_file.as_deref())
+            .map(|(checkpoint, path)| Checkpoint { path, ..checkpoint })
+    };
+    let budget = Budget {
+        checkpoint,
+        ..budget
+    };
+    let answer = on_own_stack(|| answer(root, rules, tables, Query { prover }, budget))?;
+    let verdict = match answer.proof {
+        Proof::Proved(_) if prover == mover => Verdict::Win,
+        Proof::Proved(_) => Verdict::Loss,
+        _ => Verdict::Unknown,
+    };
+    let best = match answer.proof {
+        Proof::Proved(turn) if prover == mover => answer
+            .strategy
+            .as_ref()
+            .and_then(|s| s.turn(root.key()))
+            .or(turn),
+        _ => None,
+    };
+    if answer.proof != Proof::Unknown
+        && let Some(checkpoint) = checkpoint
+    {
+        let _ = std::fs::remove_file(checkpoint.path);
+    }
+    let open = if answer.proof == Proof::Unknown && answer.nodes > 0 {
+        vec![(prover, answer.numbers.0, answer.numbers.1)]
+    } else {
+        Vec::new()
+    };
+    let strategies = match &answer.strategy {
+        Some(strategy) if budget.proof && verdict != Verdict::Unknown => vec![strategy.clone()],
+        _ => Vec::new(),
+    };
+    Ok(Solved {
+        verdict,
+        best,
+        nodes: answer.nodes,
+        elapsed: started.elapsed(),
+        strategies,
+        open,
+        learned: answer.strategy.into_iter().collect(),
     })
 }
 

@@ -273,11 +273,31 @@ fn the_easiest_rung_is_proved_and_its_proof_checked() {
     check(&certificate, Some(&tables)).expect("the proof holds");
 }
 
+/// `scripts/campaign.sh COMMAND OPTIONS EXTRA` with this build's `vato`, without the
+/// machine's tables or proof store: its standard output, once it has succeeded.
+fn run_campaign(command: &str, options: &[String], extra: &[&str]) -> String {
+    let output = std::process::Command::new("bash")
+        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/campaign.sh"))
+        .arg(command)
+        .args(options)
+        .args(extra)
+        .env("VATO", env!("CARGO_BIN_EXE_vato"))
+        .env("VATO_TABLEBASES", "")
+        .env("VATO_PROOFS", "")
+        .output()
+        .expect("bash runs");
+    assert!(
+        output.status.success(),
+        "{command}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
 /// The campaign script over the 3-stone tables: a run proves the easiest rung into a
 /// store of its own, writes its proof and log row, and then finds it proven there.
 #[test]
 fn the_campaign_runs_a_rung_into_its_store_and_then_finds_it_proven() {
-    use std::process::Command;
     use vato::rules::Rules;
     use vato::tablebase::{Progress, build};
 
@@ -285,27 +305,16 @@ fn the_campaign_runs_a_rung_into_its_store_and_then_finds_it_proven() {
     let _ = std::fs::remove_dir_all(&base);
     let tables = base.join("tables");
     build(&tables, 3, &Rules::default(), 2, Progress::Quiet).expect("tables build");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/campaign.sh");
-    let campaign = |command: &str, extra: &[&str]| {
-        let output = Command::new("bash")
-            .arg(script)
-            .arg(command)
-            .args(["--store", base.join("store").to_str().unwrap()])
-            .args(["--tablebase-path", tables.to_str().unwrap()])
-            .args(["--data", base.join("data").to_str().unwrap()])
-            .args(extra)
-            .env("VATO", env!("CARGO_BIN_EXE_vato"))
-            .env("VATO_TABLEBASES", "")
-            .env("VATO_PROOFS", "")
-            .output()
-            .expect("bash runs");
-        assert!(
-            output.status.success(),
-            "{command}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).unwrap()
-    };
+    let options = [
+        "--store",
+        base.join("store").to_str().unwrap(),
+        "--tablebase-path",
+        tables.to_str().unwrap(),
+        "--data",
+        base.join("data").to_str().unwrap(),
+    ]
+    .map(String::from);
+    let campaign = |command: &str, extra: &[&str]| run_campaign(command, &options, extra);
     let rung = "second-d3e3W-c4c3Ad3W";
     assert!(campaign("status", &[rung]).starts_with("second-d3e3W-c4c3Ad3W\topen\n"));
     assert!(campaign("jobs", &[rung]).contains("second-d3e3W-c4c3Ad3W.checkpoint"));
@@ -335,36 +344,26 @@ fn the_campaign_runs_a_rung_into_its_store_and_then_finds_it_proven() {
 /// and the other question's job still runs, after which the store has the value.
 #[test]
 fn the_campaign_asks_one_question_and_passes_over_a_rung_that_has_its_answer() {
-    use std::process::Command;
-
     let base = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("campaign-ask");
     let _ = std::fs::remove_dir_all(&base);
     std::fs::create_dir_all(&base).unwrap();
     // Two stones against two, Black to move: neither side wins, without tables.
     let list = base.join("list.txt");
     std::fs::write(&list, "# one rung\ntwo-two\t9/B7B/9/6W1W/9 b 0 1\t0\n").unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/campaign.sh");
-    let campaign = |command: &str, extra: &[&str]| {
-        let output = Command::new("bash")
-            .arg(script)
-            .arg(command)
-            .args(["--store", base.join("store").to_str().unwrap()])
-            .args(["--data", base.join("data").to_str().unwrap()])
-            .args(["--list", list.to_str().unwrap()])
-            .args(["--time", "30", "--memory", "64"])
-            .args(extra)
-            .env("VATO", env!("CARGO_BIN_EXE_vato"))
-            .env("VATO_TABLEBASES", "")
-            .env("VATO_PROOFS", "")
-            .output()
-            .expect("bash runs");
-        assert!(
-            output.status.success(),
-            "{command}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8(output.stdout).unwrap()
-    };
+    let options = [
+        "--store",
+        base.join("store").to_str().unwrap(),
+        "--data",
+        base.join("data").to_str().unwrap(),
+        "--list",
+        list.to_str().unwrap(),
+        "--time",
+        "30",
+        "--memory",
+        "64",
+    ]
+    .map(String::from);
+    let campaign = |command: &str, extra: &[&str]| run_campaign(command, &options, extra);
     assert!(campaign("jobs", &["--ask", "black"]).contains(" --ask black "));
     let ran = campaign("run", &["--ask", "black"]);
     assert!(ran.contains("\ttwo-two\tunknown\t"), "{ran}");

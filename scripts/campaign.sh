@@ -28,9 +28,9 @@
 # --threads N (2), --ask SIDE (none: both questions; `black` asks only whether Black
 # wins, on one thread, so that two jobs share two cores, and passes over a rung where
 # the store answers that question), --store DIR (the solver's default store),
-# --tablebase-path DIR (the solver's default tables), --tablebase-stones N (7: the store's results then rest on
-# the 7-stone set alone, which every machine of the campaign has, even where some
-# 8-stone pairs are built), --guide-stones N (none: tables of up to N stones that guide
+# --tablebase-path DIR (the solver's default tables), --tablebase-stones N (7: the
+# store's results then rest on the 7-stone set alone, which every machine of the
+# campaign has, even where some 8-stone pairs are built), --guide-stones N (none: tables of up to N stones that guide
 # the search and the strategies without the proofs resting on them; 8 where the 8-stone
 # pairs are built), --data DIR (the campaign folder: $VATO_CAMPAIGN, else
 # vato/campaign in the data folder), --list FILE (scripts/ladder.txt).

@@ -204,10 +204,7 @@ pub fn solve(
     let mover = root.side_to_move();
     let second_file = budget.checkpoint.map(|c| second_checkpoint(c.path));
     let second_budget = Budget {
-        checkpoint: budget
-            .checkpoint
-            .zip(second_file.as_deref())
-            .map(|(checkpoint, path)| Checkpoint { path, ..checkpoint }),
+        checkpoint: moved_to(budget.checkpoint, second_file.as_deref()),
         ..budget
     };
     // A proof needs the first question's strategy, which the mark does not keep.
@@ -228,8 +225,7 @@ pub fn solve(
     let nodes = first.nodes + second.nodes;
     let open = [(mover, &first), (mover.opposite(), &second)]
         .into_iter()
-        .filter(|(_, answer)| answer.proof == Proof::Unknown && answer.nodes > 0)
-        .map(|(prover, answer)| (prover, answer.numbers.0, answer.numbers.1))
+        .filter_map(|(prover, answer)| left_open(prover, answer))
         .collect();
     let learned: Vec<Strategy> = [&first.strategy, &second.strategy]
         .into_iter()
@@ -307,10 +303,7 @@ pub fn solve_one(
     let checkpoint = if prover == mover {
         budget.checkpoint
     } else {
-        budget
-            .checkpoint
-            .zip(second_file.as_deref())
-            .map(|(checkpoint, path)| Checkpoint { path, ..checkpoint })
+        moved_to(budget.checkpoint, second_file.as_deref())
     };
     let budget = Budget {
         checkpoint,
@@ -335,11 +328,7 @@ pub fn solve_one(
     {
         let _ = std::fs::remove_file(checkpoint.path);
     }
-    let open = if answer.proof == Proof::Unknown && answer.nodes > 0 {
-        vec![(prover, answer.numbers.0, answer.numbers.1)]
-    } else {
-        Vec::new()
-    };
+    let open = left_open(prover, &answer).into_iter().collect();
     let strategies = match &answer.strategy {
         Some(strategy) if budget.proof && verdict != Verdict::Unknown => vec![strategy.clone()],
         _ => Vec::new(),
@@ -353,6 +342,27 @@ pub fn solve_one(
         open,
         learned: answer.strategy.into_iter().collect(),
     })
+}
+
+/// `checkpoint`'s timing with its file at `path` (the second question's), when both are
+/// given.
+fn moved_to<'a>(
+    checkpoint: Option<Checkpoint<'a>>,
+    path: Option<&'a Path>,
+) -> Option<Checkpoint<'a>> {
+    checkpoint
+        .zip(path)
+        .map(|(checkpoint, path)| Checkpoint { path, ..checkpoint })
+}
+
+/// The question of `prover`, searched and left open: its proof and disproof numbers at
+/// the root.
+fn left_open(prover: Color, answer: &Answer) -> Option<(Color, u32, u32)> {
+    (answer.proof == Proof::Unknown && answer.nodes > 0).then_some((
+        prover,
+        answer.numbers.0,
+        answer.numbers.1,
+    ))
 }
 
 /// Runs `work` on a thread of its own with room for the longest line (proof-number search

@@ -750,6 +750,88 @@ fn false_draws_from_repetitions_on_other_lines_are_caught() {
     }
 }
 
+/// A defence stopped half-written is saved beside the checkpoint, and the next run goes on
+/// from it instead of gathering its positions again; a damaged one is set aside in one
+/// line.
+#[test]
+fn a_defence_stopped_half_written_goes_on_from_where_it_stopped() {
+    // Black to move loses: "Black wins?" is disproved in about 8,000 nodes, and White's
+    // defence takes about 16,000 more, so 12,000 stop it half-written.
+    let fen = "9/B8/9/6W1W/9 b";
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-defence");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("ask.checkpoint");
+    let saved = vato::solve::defence_path(&file);
+    let file = file.to_str().unwrap();
+    let ask = |extra: &[&str]| {
+        let common = [
+            "--fen",
+            fen,
+            "--memory",
+            "64",
+            "--ask",
+            "black",
+            "--checkpoint",
+        ];
+        vato_solve(&[&common[..], &[file], extra].concat())
+    };
+    let (ok, stopped, error) = ask(&["--nodes", "12000"]);
+    assert!(ok && stopped.starts_with("unknown "), "{stopped}{error}");
+    assert!(!stopped.contains("proven: "), "{stopped}");
+    assert!(saved.exists(), "the defence is saved when the run stops");
+    let table_alone = dir.join("table-alone.checkpoint");
+    std::fs::copy(file, &table_alone).unwrap();
+    let table_alone = table_alone.to_str().unwrap();
+    let whole_bytes = std::fs::read(&saved).unwrap();
+
+    let (ok, resumed, error) = ask(&[]);
+    assert!(ok, "{error}");
+    assert!(
+        resumed.contains("\nproven: draw or better for white\n"),
+        "{resumed}"
+    );
+    assert!(
+        !saved.exists() && !Path::new(file).exists(),
+        "removed once done"
+    );
+    // Without the saved defence, the same table writes it all again.
+    let common = [
+        "--fen",
+        fen,
+        "--memory",
+        "64",
+        "--ask",
+        "black",
+        "--checkpoint",
+    ];
+    let (ok, afresh, error) = vato_solve(&[&common[..], &[table_alone]].concat());
+    assert!(
+        ok && afresh.contains("proven: draw or better for white"),
+        "{afresh}{error}"
+    );
+    assert!(
+        nodes_of(&resumed) < nodes_of(&afresh),
+        "{resumed} against {afresh}"
+    );
+
+    // A damaged saved defence: one line, and the defence is written afresh.
+    let (ok, _, _) = ask(&["--nodes", "12000"]);
+    assert!(ok && saved.exists());
+    let mut damaged = whole_bytes;
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 1;
+    std::fs::write(&saved, &damaged).unwrap();
+    let (ok, answer, error) = ask(&[]);
+    assert!(
+        ok && answer.contains("proven: draw or better for white"),
+        "{answer}{error}"
+    );
+    let warnings: Vec<&str> = error.lines().filter(|l| l.contains("checksum")).collect();
+    assert_eq!(warnings.len(), 1, "{error}");
+    assert!(warnings[0].contains("afresh"), "{error}");
+}
+
 /// One question asked alone (`--ask`): a proof gives the value, a disproof one side's
 /// result, which joins the store as such.
 #[test]

@@ -17,7 +17,7 @@ use crate::rules::position::{Color, Position};
 use crate::rules::{ChainRule, Rules};
 use crate::safe_file::{checksum, write_atomically};
 use anyhow::{Context, Result, bail};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const MAGIC: &[u8; 8] = b"VATOPNS1";
@@ -61,6 +61,21 @@ impl Owner {
             prover,
             guide_stones,
         }
+    }
+}
+
+/// The file beside the checkpoint `checkpoint` where a defence being written for its
+/// question is saved (see `defence`).
+pub fn defence_path(checkpoint: &Path) -> PathBuf {
+    let mut name = checkpoint.as_os_str().to_owned();
+    name.push(".defence");
+    PathBuf::from(name)
+}
+
+/// Removes the checkpoint `checkpoint` of a question answered, with its saved defence.
+pub fn remove(checkpoint: &Path) {
+    for path in [checkpoint.to_path_buf(), defence_path(checkpoint)] {
+        let _ = std::fs::remove_file(path);
     }
 }
 

@@ -16,6 +16,14 @@
 //! not hold) has links to the positions that depend on it and, for the owner, its ranked
 //! candidates. The other side's turns are generated again when the chosen turns are read
 //! out.
+//!
+//! Such a defence takes hours, more than a run may have: with a checkpoint, it is saved
+//! beside it now and then and when the run stops (see `saved`), and the next run goes on
+//! from there.
+
+mod saved;
+
+pub(super) use saved::{DefenceFile, Question};
 
 use super::dfpn::Search;
 use super::key_index::KeyIndex;
@@ -358,26 +366,41 @@ impl Search<'_> {
         root: &Position,
         owner: Color,
     ) -> Option<HashMap<u64, Turn>> {
-        let mut defence = Defence::new(owner, root.board());
-        let root = match self.settled_for(root, owner, Guarantee::NoLoss) {
+        let guided = match self.settled_for(root, owner, Guarantee::NoLoss) {
             Some(safe) => return safe.then(HashMap::new),
             None => match self.guided_for(root, owner, Guarantee::NoLoss) {
                 Some(false) => return None,
-                guided => defence.register(*root, guided.is_some()),
+                guided => guided.is_some(),
             },
         };
+        let mut file = self.defence_file(root, owner);
+        let mut defence = file
+            .as_ref()
+            .and_then(DefenceFile::resume)
+            .unwrap_or_else(|| Defence::new(owner, root.board()));
+        // A resumed defence holds the root already: its index comes back.
+        let root = defence.register(*root, guided);
         let mut turns = Vec::new();
         let mut last_report = Instant::now();
         for round in 0u64.. {
-            // A defence of tens of millions of positions takes minutes: say how it goes.
-            if round % 4096 == 0 && last_report.elapsed() >= REPORT_EVERY {
-                tracing::debug!("defence so far: {}", defence.census());
-                last_report = Instant::now();
+            // A defence of tens of millions of positions takes minutes: say how it goes,
+            // and keep it for the next run.
+            if round % 4096 == 0 {
+                if last_report.elapsed() >= REPORT_EVERY {
+                    tracing::debug!("defence so far: {}", defence.census());
+                    last_report = Instant::now();
+                }
+                if let Some(file) = file.as_mut().filter(|file| file.due()) {
+                    file.save(&defence);
+                }
             }
             if self.out_of_budget()
                 || self.writer_full(defence.nodes.len(), DEFENCE_BYTES_PER_POSITION)
             {
                 tracing::debug!("defence not finished: {}", defence.census());
+                if let Some(file) = file.as_mut() {
+                    file.save(&defence);
+                }
                 return None;
             }
             if let Some(index) = defence.dying.pop() {
@@ -389,6 +412,9 @@ impl Search<'_> {
             }
         }
         tracing::debug!("defence finished: {}", defence.census());
+        if let Some(file) = &file {
+            file.remove();
+        }
         if defence.contradicted {
             tracing::warn!("the guide's tables and the search disagree: no defence written");
             return None;
@@ -400,6 +426,26 @@ impl Search<'_> {
         defence.links = Vec::new();
         defence.rankings = HashMap::new();
         Some(self.chosen_turns(&defence, root))
+    }
+
+    /// Where the defence of `owner` from `root` is saved, when the search keeps a
+    /// checkpoint.
+    fn defence_file(&self, root: &Position, owner: Color) -> Option<DefenceFile> {
+        let checkpoint = self.strategy_checkpoint()?;
+        let question = Question {
+            root: root.key(),
+            board: self.rules.board,
+            chain_rule: self.rules.chain_rule,
+            owner,
+            guide_stones: self.guide_stones(),
+            table_stones: self.tables().map_or(0, |tables| tables.max_stones() as u8),
+            with_store: self.store().is_some(),
+        };
+        Some(DefenceFile::new(
+            checkpoint.path,
+            checkpoint.every,
+            question,
+        ))
     }
 
     /// The owner's chosen turns in the positions reachable from `root` (alive): the

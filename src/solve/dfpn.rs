@@ -174,6 +174,9 @@ pub(super) struct Search<'a> {
     /// The search returns, storing what it found, once this many nodes are searched
     /// (a leaf's share of the graph search in `manager`).
     pause_at: u64,
+    /// The checkpoint beside which a strategy being written is saved (see
+    /// [`Search::budget_for_strategy`]).
+    strategy_checkpoint: Option<Checkpoint<'a>>,
 }
 
 /// A child of an expanded node: its position and, when it is decided without search
@@ -278,6 +281,17 @@ impl Search<'_> {
     /// The tables the search takes as leaves.
     pub(super) fn tables(&self) -> Option<&Tablebase> {
         self.tables
+    }
+
+    /// The most stones of the guide's tables; 0 without a guide.
+    pub(super) fn guide_stones(&self) -> u8 {
+        self.budget.guide_stones()
+    }
+
+    /// Where a strategy being written is saved, once the search has handed its
+    /// checkpoint over to the writer.
+    pub(super) fn strategy_checkpoint(&self) -> Option<Checkpoint<'_>> {
+        self.strategy_checkpoint
     }
 
     /// The numbers of a position decided without search, for its side to move: the end
@@ -589,6 +603,7 @@ impl<'a> Search<'a> {
             aborted: false,
             store_dependent,
             pause_at: u64::MAX,
+            strategy_checkpoint: None,
         })
     }
 
@@ -643,12 +658,17 @@ impl<'a> Search<'a> {
         self.aborted
     }
 
-    /// Writing the strategy down saves no checkpoint: the table is not the search's any
-    /// more where it searches again. It gets as much time and as many nodes again as the
+    /// The table is saved once more, as the search left it, and writing the strategy
+    /// down saves it no more: the table is not the search's any more where it searches
+    /// again. The checkpoint goes to the writer instead, which keeps a defence beside it
+    /// (see `defence`): a run killed while writing loses neither. It gets as much time and as many nodes again as the
     /// search had: a value proved near the limit is not lost for want of its strategy
     /// (which the store and the confirmation of a disproof need).
     pub(super) fn budget_for_strategy(&mut self) {
-        self.budget.checkpoint = None;
+        if let Some(checkpoint) = self.budget.checkpoint.take() {
+            self.save(checkpoint);
+            self.strategy_checkpoint = Some(checkpoint);
+        }
         self.started = Instant::now();
         self.budget.nodes = self.budget.nodes.map(|n| self.nodes.saturating_add(n));
     }

@@ -40,7 +40,7 @@ mod win_strategy;
 
 pub use certificate::Certificate;
 pub use check::{Checked, check};
-pub use checkpoint::Checkpoint;
+pub use checkpoint::{Checkpoint, defence_path};
 pub use cli::{SolveArgs, run_cli};
 pub use dfpn::{Answer, Budget, Method, Proof, Query, Solved};
 pub use known::Known;

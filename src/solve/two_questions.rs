@@ -2,7 +2,7 @@
 //! opponent?), one after the other or side by side on two threads, each answered by
 //! df-pn alone or by the graph search of `manager` with df-pn at its leaves.
 
-use super::checkpoint::{Checkpoint, Owner, load, save};
+use super::checkpoint::{self, Checkpoint, Owner, load, save};
 use super::dfpn::{Answer, Budget, Method, Proof, Query, Solved};
 use super::strategy::{Guarantee, Strategy};
 use super::table::ProofTable;
@@ -261,9 +261,9 @@ pub fn solve(
     if verdict != Verdict::Unknown
         && let Some(checkpoint) = budget.checkpoint
     {
-        let _ = std::fs::remove_file(checkpoint.path);
+        checkpoint::remove(checkpoint.path);
         if let Some(second) = &second_file {
-            let _ = std::fs::remove_file(second);
+            checkpoint::remove(second);
         }
     }
     Ok(Solved {
@@ -326,7 +326,7 @@ pub fn solve_one(
     if answer.proof != Proof::Unknown
         && let Some(checkpoint) = checkpoint
     {
-        let _ = std::fs::remove_file(checkpoint.path);
+        checkpoint::remove(checkpoint.path);
     }
     let open = left_open(prover, &answer).into_iter().collect();
     let strategies = match &answer.strategy {

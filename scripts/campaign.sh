@@ -21,8 +21,9 @@
 #   scripts/campaign.sh run [options] [names or prefixes...]
 #       Runs the jobs here, one after the other, and appends a row for each to
 #       `log.tsv` in the campaign folder. A job that ends (proved, or out of time)
-#       leaves no checkpoint: a proof table of GiBs for each position would fill the
-#       disk. A job stopped by a kill keeps its checkpoint and goes on from it.
+#       leaves no checkpoint, unless --keep: a proof table of GiBs for each position
+#       would fill the disk. A job stopped by a kill keeps its checkpoint (and the
+#       defence it was writing) and goes on from it.
 #
 # Options: --time S (600), --memory MB (6144 for each of the two questions),
 # --threads N (2), --ask SIDE (none: both questions; `black` asks only whether Black
@@ -33,7 +34,9 @@
 # campaign has, even where some 8-stone pairs are built), --guide-stones N (none: tables of up to N stones that guide
 # the search and the strategies without the proofs resting on them; 8 where the 8-stone
 # pairs are built), --data DIR (the campaign folder: $VATO_CAMPAIGN, else
-# vato/campaign in the data folder), --list FILE (scripts/ladder.txt).
+# vato/campaign in the data folder), --list FILE (scripts/ladder.txt), --keep (`run`
+# keeps the checkpoints of a job that ends open, a GiB or more each, so that the next
+# run goes on where it stopped, a defence half-written included).
 #
 # The binary is $VATO, else target/release/vato under the repository root.
 set -euo pipefail
@@ -50,6 +53,7 @@ store=""
 tables=""
 table_stones=7
 guide_stones=""
+keep=""
 select=()
 
 # shellcheck source=scripts/lib/ladder-list.sh
@@ -78,6 +82,10 @@ parse() {
             --list) list="$2" ;;
             esac
             shift 2
+            ;;
+        --keep)
+            keep=1
+            shift
             ;;
         --*) die "unknown option '$1'" ;;
         *)
@@ -189,7 +197,9 @@ run() {
         local text status=0
         text="$(eval "$(job "$name" "$fen")" 2>"$data/$name.err" </dev/null)" || status=$?
         local first="${text%%$'\n'*}"
-        rm -f "$data/$name.checkpoint" "$data/$name.checkpoint.second"
+        if [[ -z "$keep" ]]; then
+            rm -f "$data/$name".checkpoint{,.defence,.second,.second.defence}
+        fi
         [[ "$first" == *" nodes "* ]] || die "solve failed on $name (exit $status): $(head -c 300 "$data/$name.err")"
         local nodes seconds open
         nodes="$(sed -E 's/.* nodes ([0-9]+).*/\1/' <<<"$first")"

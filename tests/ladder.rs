@@ -386,6 +386,42 @@ fn the_campaign_asks_one_question_and_passes_over_a_rung_that_has_its_answer() {
     assert_eq!(campaign("jobs", &[]), "");
 }
 
+/// A job that ends open leaves no checkpoint, unless `--keep`: then the next run goes on
+/// from it.
+#[test]
+fn the_campaign_keeps_the_checkpoint_of_a_rung_left_open_only_when_asked() {
+    let base = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("campaign-keep");
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    // The start, without tables: open after a second.
+    let list = base.join("list.txt");
+    let start = "BBBBBBBBB/BBBBBBBBB/BWBW1BWBW/WWWWWWWWW/WWWWWWWWW w 0 1";
+    std::fs::write(&list, format!("# one rung\nstart\t{start}\t0\n")).unwrap();
+    let data = base.join("data");
+    let options = [
+        "--store",
+        base.join("store").to_str().unwrap(),
+        "--data",
+        data.to_str().unwrap(),
+        "--list",
+        list.to_str().unwrap(),
+        "--time",
+        "1",
+        "--memory",
+        "64",
+        "--threads",
+        "1",
+    ]
+    .map(String::from);
+    let checkpoint = data.join("start.checkpoint");
+    let ran = run_campaign("run", &options, &[]);
+    assert!(ran.contains("\tstart\tunknown\t"), "{ran}");
+    assert!(!checkpoint.exists(), "removed without --keep");
+    let ran = run_campaign("run", &options, &["--keep"]);
+    assert!(ran.contains("\tstart\tunknown\t"), "{ran}");
+    assert!(checkpoint.is_file(), "kept with --keep");
+}
+
 /// The proofs committed under `proofs/tsivy/` (checked in full with the 7-stone tables, which
 /// CI does not build): each file is whole (its checksum holds), is named for a rung of
 /// the ladder whose position it proves, rests on no more than the 7-stone set, and its

@@ -400,6 +400,11 @@ impl Search<'_> {
                 low: INDEPENDENT,
             })
             .collect();
+        if let Some(store) = self.budget.store {
+            for child in &children {
+                store.prefetch(child.position.key());
+            }
+        }
         for child in &mut children {
             if let Some((numbers, low)) = self.leaf_and_low(&child.position) {
                 child.fixed = Some(numbers);

@@ -7,6 +7,8 @@
 //! (`prefetch`) while it computes the next key, so that the misses of one position's
 //! replies overlap.
 
+use super::prefetch::prefetch;
+
 /// The value of an empty slot (no writer holds `u32::MAX` positions).
 const EMPTY: u32 = u32::MAX;
 
@@ -103,15 +105,7 @@ impl KeyIndex {
     /// Asks the memory for the cache line of `key`'s home slot, ahead of a lookup.
     #[inline]
     pub(super) fn prefetch(&self, key: u64) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let slot = self.slots[self.home(key)..].as_ptr().cast::<i8>();
-            // SAFETY: a prefetch reads nothing and cannot fault; the pointer is in bounds.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(slot) };
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = key;
+        prefetch(&self.slots[self.home(key)]);
     }
 
     /// The bytes its slots take.

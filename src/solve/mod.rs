@@ -29,6 +29,7 @@ mod known;
 mod manager;
 mod mapped_store;
 mod one_question;
+mod prefetch;
 mod sample;
 mod sorted_results;
 mod store;

@@ -98,6 +98,10 @@ pub trait StoredResults: Sync + std::fmt::Debug {
     /// What is stored of the position with key `key`.
     fn known(&self, key: u64) -> Option<Known>;
 
+    /// Asks the memory for what [`StoredResults::known`] of `key` will read, so that the
+    /// lookups of a node's children overlap (nothing by default).
+    fn prefetch(&self, _key: u64) {}
+
     /// What is proved about the position with key `key` for `mover`, its side to move;
     /// `None` when nothing is.
     fn proven(&self, key: u64, mover: Color) -> Option<Proven> {
@@ -151,6 +155,10 @@ impl StoredResults for ProofStore {
             Some(&known) => Some(known),
             None => self.read.get(key),
         }
+    }
+
+    fn prefetch(&self, key: u64) {
+        self.read.prefetch(key);
     }
 }
 

@@ -7,6 +7,7 @@
 //! (`prefetch`) while it computes the next key, so that the misses of one position's
 //! replies overlap.
 
+use super::huge_pages;
 use super::prefetch::prefetch;
 
 /// The value of an empty slot (no writer holds `u32::MAX` positions).
@@ -44,7 +45,7 @@ impl Default for KeyIndex {
 impl KeyIndex {
     fn with_slots_log2(log2: u32) -> KeyIndex {
         KeyIndex {
-            slots: vec![EMPTY_SLOT; 1 << log2],
+            slots: huge_pages::filled(1 << log2, EMPTY_SLOT),
             shift: 64 - log2,
             len: 0,
         }

@@ -24,6 +24,7 @@ mod codes;
 mod defence;
 mod dfpn;
 mod extract;
+mod huge_pages;
 mod key_index;
 mod known;
 mod manager;

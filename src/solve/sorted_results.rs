@@ -11,6 +11,7 @@
 //! expands; with a bucket of 4 keys, whose starts no cache held, a lookup read two lines
 //! and took more than half of a long defence's time.
 
+use super::huge_pages;
 use super::known::Known;
 use super::prefetch::prefetch;
 
@@ -35,6 +36,7 @@ impl SortedResults {
     /// The results `merged` yields, in increasing key order, each key once.
     pub(super) fn from_sorted(merged: impl Iterator<Item = (u64, Known)>, len: usize) -> Self {
         let mut keys = Vec::with_capacity(len);
+        huge_pages::advise(&keys);
         let mut turns = Vec::with_capacity(len);
         let mut flags = Vec::with_capacity(len);
         for (key, value) in merged {
@@ -50,6 +52,7 @@ impl SortedResults {
         let buckets = (keys.len() / KEYS_PER_BUCKET).max(1).next_power_of_two();
         let shift = 64 - buckets.trailing_zeros();
         let mut starts = Vec::with_capacity(buckets + 1);
+        huge_pages::advise(&starts);
         let mut at = 0;
         for bucket in 0..buckets as u64 {
             starts.push(u32::try_from(at).expect("fewer than 2^32 results"));

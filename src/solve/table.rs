@@ -1,6 +1,8 @@
 //! The proof table: proof and disproof numbers by position, so that transpositions and
 //! re-expansions are not searched again.
 
+use super::huge_pages;
+
 /// Proof numbers at or above this are infinite: a disproved node has proof number
 /// [`INFINITE`] and disproof number 0, a proved one the reverse.
 pub const INFINITE: u32 = u32::MAX / 4;
@@ -58,7 +60,7 @@ impl ProofTable {
 
     fn with_slots(slots: usize, most: usize) -> ProofTable {
         ProofTable {
-            entries: vec![Entry::default(); slots],
+            entries: huge_pages::filled(slots, Entry::default()),
             mask: slots - 2,
             filled: 0,
             most,

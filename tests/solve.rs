@@ -764,19 +764,12 @@ fn a_defence_stopped_half_written_goes_on_from_where_it_stopped() {
     let file = dir.join("ask.checkpoint");
     let saved = vato::solve::defence_path(&file);
     let file = file.to_str().unwrap();
-    let ask = |extra: &[&str]| {
-        let common = [
-            "--fen",
-            fen,
-            "--memory",
-            "64",
-            "--ask",
-            "black",
-            "--checkpoint",
-        ];
-        vato_solve(&[&common[..], &[file], extra].concat())
+    // One question, from the checkpoint `checkpoint`.
+    let ask = |checkpoint: &str, extra: &[&str]| {
+        let common = ["--fen", fen, "--memory", "64", "--ask", "black"];
+        vato_solve(&[&common[..], &["--checkpoint", checkpoint], extra].concat())
     };
-    let (ok, stopped, error) = ask(&["--nodes", "12000"]);
+    let (ok, stopped, error) = ask(file, &["--nodes", "12000"]);
     assert!(ok && stopped.starts_with("unknown "), "{stopped}{error}");
     assert!(!stopped.contains("proven: "), "{stopped}");
     assert!(saved.exists(), "the defence is saved when the run stops");
@@ -785,7 +778,7 @@ fn a_defence_stopped_half_written_goes_on_from_where_it_stopped() {
     let table_alone = table_alone.to_str().unwrap();
     let whole_bytes = std::fs::read(&saved).unwrap();
 
-    let (ok, resumed, error) = ask(&[]);
+    let (ok, resumed, error) = ask(file, &[]);
     assert!(ok, "{error}");
     assert!(
         resumed.contains("\nproven: draw or better for white\n"),
@@ -796,16 +789,7 @@ fn a_defence_stopped_half_written_goes_on_from_where_it_stopped() {
         "removed once done"
     );
     // Without the saved defence, the same table writes it all again.
-    let common = [
-        "--fen",
-        fen,
-        "--memory",
-        "64",
-        "--ask",
-        "black",
-        "--checkpoint",
-    ];
-    let (ok, afresh, error) = vato_solve(&[&common[..], &[table_alone]].concat());
+    let (ok, afresh, error) = ask(table_alone, &[]);
     assert!(
         ok && afresh.contains("proven: draw or better for white"),
         "{afresh}{error}"
@@ -816,13 +800,13 @@ fn a_defence_stopped_half_written_goes_on_from_where_it_stopped() {
     );
 
     // A damaged saved defence: one line, and the defence is written afresh.
-    let (ok, _, _) = ask(&["--nodes", "12000"]);
+    let (ok, _, _) = ask(file, &["--nodes", "12000"]);
     assert!(ok && saved.exists());
     let mut damaged = whole_bytes;
     let middle = damaged.len() / 2;
     damaged[middle] ^= 1;
     std::fs::write(&saved, &damaged).unwrap();
-    let (ok, answer, error) = ask(&[]);
+    let (ok, answer, error) = ask(file, &[]);
     assert!(
         ok && answer.contains("proven: draw or better for white"),
         "{answer}{error}"

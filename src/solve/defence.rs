@@ -533,6 +533,32 @@ impl Search<'_> {
         count
     }
 
+    /// At `position`, the other side to move outside the guide: when every reply is a
+    /// capture into positions the tables, the store or the guide hold, whether the owner
+    /// holds after each; `None` when a reply stays outside them. Captures are compulsory,
+    /// so the owner can offer stones and so leave the positions no table holds, where a
+    /// defence grows without end.
+    fn exit_holds(&self, position: &Position, owner: Color) -> Option<bool> {
+        let mut turns = Vec::new();
+        self.rules.turn_rules().generate(position, &mut turns);
+        if turns.is_empty() {
+            return None;
+        }
+        for turn in turns {
+            if !turn.is_capture() {
+                return None;
+            }
+            let next = position.play(turn);
+            let holds = self
+                .settled_for(&next, owner, Guarantee::NoLoss)
+                .or_else(|| self.guided_for(&next, owner, Guarantee::NoLoss))?;
+            if !holds {
+                return Some(false);
+            }
+        }
+        Some(true)
+    }
+
     /// Whether the owner reaches its goal at `position` (not settled) by the table, or
     /// else by a fresh search.
     fn owner_holds(&mut self, position: &Position, defence: &mut Defence) -> bool {
@@ -594,10 +620,19 @@ impl Search<'_> {
                         1 + replies
                     }
                     Class::Open { guided: false } => match self.goal_reached(&next, false) {
-                        Some(false) => (1 << 32) + self.table.work(next.key()),
-                        // Not in the table: searched if it comes to that.
-                        None => u64::MAX,
                         Some(true) => continue,
+                        known => match self.exit_holds(&next, defence.owner) {
+                            // Every reply captures into the endings, and one loses.
+                            Some(false) => continue,
+                            // Every reply captures into endings the owner holds: the
+                            // defence leaves the positions outside the guide at once.
+                            Some(true) => 1 << 31,
+                            None => match known {
+                                Some(_) => (1 << 32) + self.table.work(next.key()),
+                                // Not in the table: searched if it comes to that.
+                                None => u64::MAX,
+                            },
+                        },
                     },
                 };
                 ranked.push((rank, Candidate { turn, class }));

@@ -156,7 +156,7 @@ job() {
     shared_options options
     solve=("$vato" solve --fen "$fen" --time "$time_limit" --memory "$memory"
         --threads "$threads" --checkpoint "$data/$name.checkpoint" --checkpoint-every 600
-        --proof "$data/$name.proof" "${options[@]}")
+        --proof "$data/$name.proof" --compact "${options[@]}")
     [[ -n "$guide_stones" ]] && solve+=(--guide-stones "$guide_stones")
     [[ -n "$ask" ]] && solve+=(--ask "$ask")
     printf '%q ' "${solve[@]}"

@@ -99,7 +99,7 @@ pub enum Command {
     },
     /// Proves a position won, drawn or lost for its side to move, by proof-number search
     /// with the endgame tables as leaves (no no-capture limit; a repetition is a draw).
-    Solve(crate::solve::SolveArgs),
+    Solve(Box<crate::solve::SolveArgs>),
     /// Builds, converts and joins opening books.
     Book {
         /// What to do with the books.
@@ -199,7 +199,7 @@ pub fn run_command(command: Command, out: &mut impl Write) -> Result<()> {
         Command::Tune(args) => crate::runner::tune::run_cli(*args, out),
         Command::Tablebase { action } => crate::tablebase::run_cli(action, out),
         Command::Book { action } => crate::book::run_cli(action, proven_turns, out),
-        Command::Solve(args) => crate::solve::run_cli(args, out),
+        Command::Solve(args) => crate::solve::run_cli(*args, out),
         Command::Datagen(args) => crate::learn::cli::run_datagen(args, out),
         Command::Train(args) => crate::learn::cli::run_train(args, out),
     }

@@ -2392,10 +2392,16 @@ fn solve_runs_as_a_task_that_stop_ends() {
 
 /// Runs `vato solve --fen FEN --proof FILE` without tables: the turn it names.
 fn solve_with_proof(fen: &str, proof: &Path) -> String {
+    solve_with_proof_in(fen, proof, &[])
+}
+
+/// [`solve_with_proof`] with more arguments.
+fn solve_with_proof_in(fen: &str, proof: &Path, more: &[&str]) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_vato"))
         .env("VATO_TABLEBASES", "")
         .args(["solve", "--fen", fen, "--proof"])
         .arg(proof)
+        .args(more)
         .output()
         .expect("vato solve runs");
     let answer = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -2403,6 +2409,32 @@ fn solve_with_proof(fen: &str, proof: &Path) -> String {
     let words: Vec<&str> = answer.split_whitespace().collect();
     let at = words.iter().position(|&w| w == "bestmove").expect("a turn");
     words[at + 1].to_string()
+}
+
+#[test]
+fn a_compact_proof_file_is_played_from_like_one_in_full() {
+    let dir = TempDir::new("compact-proof-file");
+    let draw_fen = "9/3B5/9/9/4W4 b 0 1";
+    let compact = dir.join("draw.proof");
+    let turn = solve_with_proof_in(draw_fen, &compact, &["--compact"]);
+    let mut engine = Engine::start();
+    engine.send(&format!(
+        "setoption name ProofFile value {}",
+        compact.display()
+    ));
+    let said = engine.sync();
+    assert!(
+        said.len() == 1 && said[0].starts_with("info string proof: "),
+        "{said:?}"
+    );
+    engine.send(&format!("position fen {draw_fen}"));
+    engine.send("go depth 4");
+    let lines = engine.read_until("bestmove");
+    assert!(
+        lines.contains(&format!("info string proven draw or better {turn}")),
+        "{lines:?}"
+    );
+    assert_eq!(lines.last().unwrap(), &format!("bestmove {turn}"));
 }
 
 #[test]

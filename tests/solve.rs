@@ -12,7 +12,7 @@ use vato::rules::Rules;
 use vato::rules::board::Board;
 use vato::rules::movegen::has_legal_turn;
 use vato::rules::position::Position;
-use vato::solve::{Budget, Certificate, Method, Verdict, solve, solve_on_own_stack};
+use vato::solve::{Budget, Certificate, Method, ProofFile, Verdict, solve, solve_on_own_stack};
 use vato::tablebase::{Progress, Tablebase, build, layer_size, layers_with, position_of};
 
 fn rules_on(board: Board) -> Rules {
@@ -328,6 +328,74 @@ fn fanoron_dimy_is_a_draw_and_b2c3a_its_only_drawing_first_turn() {
             Verdict::Win
         };
         assert_eq!(after.verdict, expected, "after {text}");
+    }
+}
+
+#[test]
+fn a_compact_proof_is_checked_written_back_in_full_and_refused_when_damaged() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-compact-proof");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let [full, compact, again] = ["full", "compact", "again"].map(|name| {
+        let path = dir.join(format!("{name}.proof"));
+        path.to_str().unwrap().to_string()
+    });
+    let tables = tables_dir(Board::Dimy).to_str().unwrap();
+    let common = ["--variant", "dimy", "--tablebase-path", tables];
+    let run = |extra: &[&str]| {
+        let mut args = common.to_vec();
+        args.extend(extra);
+        vato_solve(&args)
+    };
+    let (ok, answer, error) = run(&["--proof", &compact, "--compact"]);
+    assert!(ok, "{error}");
+    assert!(
+        answer.contains(&format!("proof {compact} (compact: ")),
+        "{answer}"
+    );
+    let (ok, _, error) = run(&["--proof", &full]);
+    assert!(ok, "{error}");
+    let size = |file: &str| std::fs::metadata(file).unwrap().len();
+    assert!(
+        size(&compact) * 8 < size(&full),
+        "{} against {}",
+        size(&compact),
+        size(&full)
+    );
+
+    // Checked like the full form, following the same positions.
+    let (ok, checked_full, error) = run(&["--check", &full]);
+    assert!(ok, "{error}");
+    let (ok, checked_compact, error) = run(&["--check", &compact, "--proof", &again]);
+    assert!(ok, "{error}");
+    let followed = |answer: &str| answer.split(" time ").next().unwrap().to_string();
+    assert_eq!(followed(&checked_compact), followed(&checked_full));
+    let (ok, checked_again, error) = run(&["--check", &again]);
+    assert!(ok, "{error}");
+    assert_eq!(followed(&checked_again), followed(&checked_full));
+    assert!(matches!(
+        ProofFile::read(std::path::Path::new(&again)).unwrap(),
+        ProofFile::Full(_)
+    ));
+
+    // Read back with other tables than it rests on, its choices would fall on other
+    // positions: refused before it is followed.
+    let (ok, _, error) = run(&["--check", &compact, "--tablebase-stones", "2"]);
+    assert!(
+        !ok && error.contains("rests on the tables of up to 3 stones"),
+        "{error}"
+    );
+
+    // Damaged by one byte anywhere: one line.
+    let bytes = std::fs::read(&compact).unwrap();
+    for at in [20, bytes.len() / 2, bytes.len() - 1] {
+        let mut damaged = bytes.clone();
+        damaged[at] ^= 4;
+        let file = dir.join("damaged.proof");
+        std::fs::write(&file, &damaged).unwrap();
+        let (ok, _, error) = run(&["--check", file.to_str().unwrap()]);
+        assert!(!ok, "byte {at}");
+        assert_eq!(error.trim().lines().count(), 1, "{error}");
     }
 }
 

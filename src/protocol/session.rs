@@ -33,7 +33,7 @@ use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::rules::variant::Variant;
 use crate::solve::{
-    Budget, Certificate, MappedStore, Method, Proven, StoredResults, default_store_dir,
+    Budget, Certificate, MappedStore, Method, ProofFile, Proven, StoredResults, default_store_dir,
     solve_on_own_stack,
 };
 use crate::tablebase::{Tablebase, Value as TablebaseValue, default_dir, layer_names};
@@ -612,7 +612,7 @@ impl Session {
                     self.proof = None;
                 } else {
                     let file = self.options.proof_file.clone();
-                    match Certificate::read(std::path::Path::new(&file)) {
+                    match self.read_proof_file(std::path::Path::new(&file)) {
                         Ok(certificate) => {
                             let file = printable(&file, MAX_MESSAGE_CHARS);
                             self.say(&proof::describe(&certificate, &file));
@@ -757,6 +757,27 @@ impl Session {
             DEFAULT_TABLEBASE_PATH => default_dir().filter(|dir| dir.is_dir()),
             path => Some(path.into()),
         }
+    }
+
+    /// The proof in `file`, in full: a compact one is read back with the layers of
+    /// `TablebasePath` it rests on (and no larger ones, which would settle positions
+    /// its choices were written for), which checks it.
+    fn read_proof_file(&self, file: &std::path::Path) -> anyhow::Result<Certificate> {
+        let compact = match ProofFile::read(file)? {
+            ProofFile::Full(certificate) => return Ok(certificate),
+            ProofFile::Compact(compact) => compact,
+        };
+        let stones = compact.table_stones;
+        let tables = match (stones, self.tablebase_dir()) {
+            (0, _) => None,
+            (_, Some(dir)) => Some(Tablebase::open(&dir, compact.rules, stones.into())?),
+            (_, None) => anyhow::bail!(
+                "a compact proof resting on the tables of {stones} stones, and TablebasePath has none"
+            ),
+        };
+        crate::solve::tables_suffice(stones, tables.as_ref())?;
+        let (certificate, _) = compact.expand(tables.as_ref())?;
+        Ok(certificate)
     }
 
     /// (Re)opens the tables for the current path and rules, and says what was found: for

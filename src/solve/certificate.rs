@@ -1,6 +1,9 @@
 //! Proof files: a solved position, its value and the strategies that prove it, written
 //! by `vato solve --proof FILE`, verified by `vato solve --check FILE` and read by the
-//! engine (`ProofFile`). Specified byte by byte in `docs/proof-format.md`.
+//! engine (`ProofFile`). Specified byte by byte in `docs/proof-format.md`. A file holds
+//! its strategies in one of two forms: in full (every position's key and the owner's
+//! turn, version 1, here), or compact (only the owner's choices, in the order a checker
+//! meets them, version 2, in `compact_proof`); `proof_file` reads either.
 
 use super::codes::{board_code, board_of, chain_code, chain_of, color_code, color_of};
 use super::strategy::{Guarantee, Strategy};
@@ -16,7 +19,10 @@ use anyhow::{Context, Result, bail};
 use std::path::Path;
 
 const MAGIC: &[u8; 8] = b"VATOPRF1";
-const VERSION: u32 = 1;
+/// The version of a file whose strategies are in full.
+pub(super) const FULL: u32 = 1;
+/// The version of a file whose strategies are compact.
+pub(super) const COMPACT: u32 = 2;
 const HEADER_BYTES: usize = 48;
 const STRATEGY_HEADER_BYTES: usize = 16;
 const ENTRY_BYTES: usize = 16;
@@ -24,9 +30,10 @@ const ENTRY_BYTES: usize = 16;
 const CAPTURED_BITS: u64 = (1 << 45) - 1;
 
 /// A proof: the position, the rules, its value for the side to move, and the strategies
-/// that show it (see [`super::Solved::strategies`]).
+/// that show it (see [`super::Solved::strategies`]), in full ([`Strategy`]) or compact
+/// ([`Choices`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Certificate {
+pub struct Certificate<S = Strategy> {
     /// The solved position.
     pub root: Position,
     /// The board and chain rule (the other rules are the defaults: the proof has no
@@ -37,95 +44,33 @@ pub struct Certificate {
     /// The most stones of the table layers the proof takes as leaves (0: none).
     pub table_stones: u8,
     /// One strategy for a win or a loss (the winner's), two for a draw (each side's).
-    pub strategies: Vec<Strategy>,
+    pub strategies: Vec<S>,
 }
 
-impl Certificate {
-    /// The strategies a `verdict` of `mover` needs: `(owner, guarantee)` each.
-    pub fn expected(verdict: Verdict, mover: Color) -> Vec<(Color, Guarantee)> {
-        match verdict {
-            Verdict::Win => vec![(mover, Guarantee::Win)],
-            Verdict::Loss => vec![(mover.opposite(), Guarantee::Win)],
-            Verdict::Draw => vec![
-                (mover.opposite(), Guarantee::NoLoss),
-                (mover, Guarantee::NoLoss),
-            ],
-            Verdict::Unknown => Vec::new(),
-        }
-    }
+/// The fields of a file's header and its root, and the number of strategies after them.
+pub(super) struct Head {
+    /// [`FULL`] or [`COMPACT`].
+    pub(super) version: u32,
+    root: Position,
+    rules: Rules,
+    verdict: Verdict,
+    table_stones: u8,
+    /// The number of strategies.
+    pub(super) count: usize,
+}
 
-    /// The number of turns of each strategy, as `N` or `N + M`.
-    pub fn turn_counts(&self) -> String {
-        let counts: Vec<String> = self
-            .strategies
-            .iter()
-            .map(|s| s.turns.len().to_string())
-            .collect();
-        counts.join(" + ")
-    }
-
-    /// The file's bytes.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let fen = self.root.to_string();
-        let mut body = fen.as_bytes().to_vec();
-        for strategy in &self.strategies {
-            body.push(color_code(strategy.owner));
-            body.push(match strategy.guarantee {
-                Guarantee::Win => 0,
-                Guarantee::NoLoss => 1,
-            });
-            body.extend_from_slice(&[0; 6]);
-            body.extend_from_slice(&(strategy.turns.len() as u64).to_le_bytes());
-            for (key, turn) in &strategy.turns {
-                body.extend_from_slice(&key.to_le_bytes());
-                body.extend_from_slice(&turn.key().to_le_bytes());
-            }
-        }
-        let mut bytes = Vec::with_capacity(HEADER_BYTES + body.len());
-        bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&VERSION.to_le_bytes());
-        bytes.push(board_code(self.rules.board));
-        bytes.push(chain_code(self.rules.chain_rule));
-        bytes.push(match self.verdict {
-            Verdict::Win => 0,
-            Verdict::Draw => 1,
-            Verdict::Loss => 2,
-            Verdict::Unknown => 3,
-        });
-        bytes.push(self.table_stones);
-        bytes.extend_from_slice(&self.root.key().to_le_bytes());
-        bytes.extend_from_slice(&(fen.len() as u32).to_le_bytes());
-        bytes.extend_from_slice(&(self.strategies.len() as u32).to_le_bytes());
-        bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
-        let sum = sum_of(&bytes, &body);
-        bytes.extend_from_slice(&sum.to_le_bytes());
-        bytes.extend_from_slice(&body);
-        bytes
-    }
-
-    /// Writes the file through a temporary name.
-    pub fn write(&self, path: &Path) -> Result<()> {
-        write_atomically(path, &self.to_bytes())
-    }
-
-    /// Reads and checks the file at `path` (its form and checksum; whether the strategies
-    /// prove the value is `check`'s business).
-    pub fn read(path: &Path) -> Result<Certificate> {
-        let bytes = std::fs::read(path)
-            .with_context(|| format!("cannot read the proof {}", path.display()))?;
-        Certificate::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
-    }
-
-    /// Reads a proof from its bytes.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Certificate> {
+impl Head {
+    /// The header and root at the front of `bytes`, checked against the file's length and
+    /// checksum, and the bytes of the strategies after them.
+    pub(super) fn read(bytes: &[u8]) -> Result<(Head, &[u8])> {
         if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
             bail!("not a Vato proof file");
         }
         let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
         let half = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
         let version = half(8);
-        if version != VERSION {
-            bail!("proof format {version}, this Vato reads {VERSION}");
+        if version != FULL && version != COMPACT {
+            bail!("proof format {version}, this Vato reads {FULL} and {COMPACT}");
         }
         let board = match board_of(bytes[12]) {
             Some(board) => board,
@@ -158,33 +103,203 @@ impl Certificate {
         if root.key() != root_key {
             bail!("damaged: the position does not match its key");
         }
-        let mut rest = &body[fen_len..];
-        let mut strategies = Vec::new();
-        for _ in 0..count {
-            let (strategy, after) = read_strategy(rest)?;
-            strategies.push(strategy);
-            rest = after;
-        }
+        let rules = Rules {
+            board,
+            chain_rule,
+            ..Rules::default()
+        };
+        let head = Head {
+            version,
+            root,
+            rules,
+            verdict,
+            table_stones,
+            count,
+        };
+        Ok((head, &body[fen_len..]))
+    }
+
+    /// The certificate of this header with `strategies`, which must fit its value and
+    /// leave no bytes after them (`rest`).
+    pub(super) fn certificate<S: Shaped>(
+        self,
+        strategies: Vec<S>,
+        rest: &[u8],
+    ) -> Result<Certificate<S>> {
         if !rest.is_empty() {
             bail!("damaged: bytes after the last strategy");
         }
-        let shapes: Vec<(Color, Guarantee)> =
-            strategies.iter().map(|s| (s.owner, s.guarantee)).collect();
-        if shapes != Certificate::expected(verdict, root.side_to_move()) {
-            bail!("its strategies do not fit its value ({verdict})");
-        }
-        Ok(Certificate {
-            root,
-            rules: Rules {
-                board,
-                chain_rule,
-                ..Rules::default()
-            },
-            verdict,
-            table_stones,
+        let certificate = Certificate {
+            root: self.root,
+            rules: self.rules,
+            verdict: self.verdict,
+            table_stones: self.table_stones,
             strategies,
-        })
+        };
+        let mover = certificate.root.side_to_move();
+        if certificate.shapes() != Certificate::expected(certificate.verdict, mover) {
+            bail!(
+                "its strategies do not fit its value ({})",
+                certificate.verdict
+            );
+        }
+        Ok(certificate)
     }
+}
+
+impl<S: Shaped> Certificate<S> {
+    /// Each strategy's owner and guarantee, in order.
+    pub fn shapes(&self) -> Vec<(Color, Guarantee)> {
+        self.strategies.iter().map(Shaped::shape).collect()
+    }
+
+    /// The file's bytes: the header, the root, then each strategy's bytes.
+    pub(super) fn file_bytes(&self, version: u32, strategies: &[Vec<u8>]) -> Vec<u8> {
+        let fen = self.root.to_string();
+        let mut body = fen.as_bytes().to_vec();
+        for strategy in strategies {
+            body.extend_from_slice(strategy);
+        }
+        let mut bytes = Vec::with_capacity(HEADER_BYTES + body.len());
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&version.to_le_bytes());
+        bytes.push(board_code(self.rules.board));
+        bytes.push(chain_code(self.rules.chain_rule));
+        bytes.push(match self.verdict {
+            Verdict::Win => 0,
+            Verdict::Draw => 1,
+            Verdict::Loss => 2,
+            Verdict::Unknown => 3,
+        });
+        bytes.push(self.table_stones);
+        bytes.extend_from_slice(&self.root.key().to_le_bytes());
+        bytes.extend_from_slice(&(fen.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&(strategies.len() as u32).to_le_bytes());
+        bytes.extend_from_slice(&(body.len() as u64).to_le_bytes());
+        let sum = sum_of(&bytes, &body);
+        bytes.extend_from_slice(&sum.to_le_bytes());
+        bytes.extend_from_slice(&body);
+        bytes
+    }
+}
+
+/// What every form of a strategy says first: whose it is and what it guarantees.
+pub trait Shaped {
+    /// The owner and the guarantee.
+    fn shape(&self) -> (Color, Guarantee);
+}
+
+impl Shaped for Strategy {
+    fn shape(&self) -> (Color, Guarantee) {
+        (self.owner, self.guarantee)
+    }
+}
+
+/// The first byte of a strategy's head: its owner.
+pub(super) fn owner_byte(owner: Color) -> u8 {
+    color_code(owner)
+}
+
+/// The second byte of a strategy's head: its guarantee.
+pub(super) fn guarantee_byte(guarantee: Guarantee) -> u8 {
+    match guarantee {
+        Guarantee::Win => 0,
+        Guarantee::NoLoss => 1,
+    }
+}
+
+/// The owner and guarantee of a strategy's head, if they are ones.
+pub(super) fn read_shape(head: &[u8]) -> Result<(Color, Guarantee)> {
+    let owner = match color_of(head[0]) {
+        Some(color) => color,
+        None => bail!("damaged: a strategy has no owner"),
+    };
+    let guarantee = match head[1] {
+        0 => Guarantee::Win,
+        1 => Guarantee::NoLoss,
+        _ => bail!("damaged: a strategy has no guarantee"),
+    };
+    Ok((owner, guarantee))
+}
+
+impl Certificate {
+    /// The strategies a `verdict` of `mover` needs: `(owner, guarantee)` each.
+    pub fn expected(verdict: Verdict, mover: Color) -> Vec<(Color, Guarantee)> {
+        match verdict {
+            Verdict::Win => vec![(mover, Guarantee::Win)],
+            Verdict::Loss => vec![(mover.opposite(), Guarantee::Win)],
+            Verdict::Draw => vec![
+                (mover.opposite(), Guarantee::NoLoss),
+                (mover, Guarantee::NoLoss),
+            ],
+            Verdict::Unknown => Vec::new(),
+        }
+    }
+
+    /// The number of turns of each strategy, as `N` or `N + M`.
+    pub fn turn_counts(&self) -> String {
+        let counts: Vec<String> = self
+            .strategies
+            .iter()
+            .map(|s| s.turns.len().to_string())
+            .collect();
+        counts.join(" + ")
+    }
+
+    /// The file's bytes, in full.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let strategies: Vec<Vec<u8>> = self
+            .strategies
+            .iter()
+            .map(|strategy| {
+                let mut bytes = vec![
+                    owner_byte(strategy.owner),
+                    guarantee_byte(strategy.guarantee),
+                ];
+                bytes.extend_from_slice(&[0; 6]);
+                bytes.extend_from_slice(&(strategy.turns.len() as u64).to_le_bytes());
+                for (key, turn) in &strategy.turns {
+                    bytes.extend_from_slice(&key.to_le_bytes());
+                    bytes.extend_from_slice(&turn.key().to_le_bytes());
+                }
+                bytes
+            })
+            .collect();
+        self.file_bytes(FULL, &strategies)
+    }
+
+    /// Writes the file in full through a temporary name.
+    pub fn write(&self, path: &Path) -> Result<()> {
+        write_atomically(path, &self.to_bytes())
+    }
+
+    /// Reads a proof file in full (a compact one is refused: [`super::ProofFile::read`]
+    /// reads both).
+    pub fn read(path: &Path) -> Result<Certificate> {
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("cannot read the proof {}", path.display()))?;
+        Certificate::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
+    }
+
+    /// Reads a proof in full from its bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Certificate> {
+        let (head, rest) = Head::read(bytes)?;
+        if head.version != FULL {
+            bail!("a compact proof, read with the tables it rests on");
+        }
+        read_full(head, rest)
+    }
+}
+
+/// The proof in full of the header `head` and the strategies' bytes `rest`.
+pub(super) fn read_full(head: Head, mut rest: &[u8]) -> Result<Certificate> {
+    let mut strategies = Vec::new();
+    for _ in 0..head.count {
+        let (strategy, after) = read_strategy(rest)?;
+        strategies.push(strategy);
+        rest = after;
+    }
+    head.certificate(strategies, rest)
 }
 
 /// The checksum of a file: XXH3 over the header before the checksum, then the body.
@@ -197,15 +312,7 @@ fn read_strategy(bytes: &[u8]) -> Result<(Strategy, &[u8])> {
     let Some(head) = bytes.get(..STRATEGY_HEADER_BYTES) else {
         bail!("damaged: a strategy is cut short");
     };
-    let owner = match color_of(head[0]) {
-        Some(color) => color,
-        None => bail!("damaged: a strategy has no owner"),
-    };
-    let guarantee = match head[1] {
-        0 => Guarantee::Win,
-        1 => Guarantee::NoLoss,
-        _ => bail!("damaged: a strategy has no guarantee"),
-    };
+    let (owner, guarantee) = read_shape(head)?;
     let count = u64::from_le_bytes(head[8..16].try_into().expect("8 bytes"));
     let size = usize::try_from(count)
         .ok()

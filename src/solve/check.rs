@@ -24,7 +24,7 @@ pub struct Checked {
 /// Verifies that `certificate`'s strategies prove its value, with `tables` for the
 /// positions it leaves to them.
 pub fn check(certificate: &Certificate, tables: Option<&Tablebase>) -> Result<Checked> {
-    tables_suffice(certificate, tables)?;
+    tables_suffice(certificate.table_stones, tables)?;
     let shapes: Vec<(Color, Guarantee)> = certificate
         .strategies
         .iter()
@@ -41,7 +41,7 @@ pub fn check(certificate: &Certificate, tables: Option<&Tablebase>) -> Result<Ch
         .strategies
         .iter()
         .map(|strategy| {
-            let turn_of = |key| strategy.turn(key);
+            let turn_of = ByKey(|key| strategy.turn(key));
             let (owner, guarantee) = (strategy.owner, strategy.guarantee);
             follow(
                 &certificate.root,
@@ -57,13 +57,13 @@ pub fn check(certificate: &Certificate, tables: Option<&Tablebase>) -> Result<Ch
     Ok(Checked { positions })
 }
 
-/// Whether `tables` hold every layer that `certificate` rests on.
-pub fn tables_suffice(certificate: &Certificate, tables: Option<&Tablebase>) -> Result<()> {
+/// Whether `tables` hold every layer of up to `table_stones` stones, which a proof rests
+/// on.
+pub fn tables_suffice(table_stones: u8, tables: Option<&Tablebase>) -> Result<()> {
     let have = tables.map_or(0, |t| t.max_stones());
-    if usize::from(certificate.table_stones) > have {
+    if usize::from(table_stones) > have {
         bail!(
-            "the proof rests on the tables of up to {} stones, and those given go to {have}",
-            certificate.table_stones
+            "the proof rests on the tables of up to {table_stones} stones, and those given go to {have}"
         );
     }
     Ok(())
@@ -86,18 +86,56 @@ enum Mark {
     Done,
 }
 
-/// Follows every line of the strategy of `owner` that plays `turn_of(key)` in the
-/// position with key `key` from `root` (depth first, without recursion): the positions it
-/// reaches (not the finished games nor the tables' positions), each with the owner's turn
-/// there (none where the other side is to move), or the first line that breaks
-/// `guarantee`.
+/// The turn a strategy plays where its owner is to move: a lookup by position key, or the
+/// next choice of a compact proof. It is given the position's key, the position and its
+/// legal turns in increasing order of their packed value, each once; its error says what
+/// is wrong with the strategy there.
+pub(super) trait Chooser {
+    /// The owner's turn in `position`, one of `turns`.
+    fn choose(&mut self, key: u64, position: &Position, turns: &[Turn]) -> Result<Turn>;
+}
+
+/// A strategy given as a lookup: the turn of the position with a key, if it has one.
+pub(super) struct ByKey<F>(pub F);
+
+impl<F: Fn(u64) -> Option<Turn>> Chooser for ByKey<F> {
+    fn choose(&mut self, key: u64, _position: &Position, turns: &[Turn]) -> Result<Turn> {
+        let Some(turn) = (self.0)(key) else {
+            bail!("has no turn");
+        };
+        if turns
+            .binary_search_by_key(&turn.key(), |t| t.key())
+            .is_err()
+        {
+            bail!("plays a turn that is not legal");
+        }
+        Ok(turn)
+    }
+}
+
+/// The legal turns of `position` in the order every reader of a proof agrees on:
+/// increasing packed value, each once (two capture routes that do the same are one turn).
+pub(super) fn ordered_turns(position: &Position, rules: &Rules) -> Vec<Turn> {
+    let mut turns = Vec::new();
+    rules.turn_rules().generate(position, &mut turns);
+    turns.sort_unstable_by_key(|turn| turn.key());
+    turns.dedup_by_key(|turn| turn.key());
+    turns
+}
+
+/// Follows every line of the strategy of `owner` whose turns `chooser` gives, from
+/// `root` (depth first, without recursion, the other side's turns in the order of
+/// [`ordered_turns`]): the positions it reaches (not the finished games nor the tables'
+/// positions) in the order first met, each with the owner's turn there (none where the
+/// other side is to move), or the first line that breaks `guarantee`. The order is part
+/// of the compact proof format (docs/proof-format.md), so it must not change.
 pub(super) fn follow(
     root: &Position,
     rules: &Rules,
     tables: Option<&Tablebase>,
     owner: Color,
     guarantee: Guarantee,
-    turn_of: impl Fn(u64) -> Option<Turn>,
+    mut chooser: impl Chooser,
 ) -> Result<Vec<(u64, Option<Turn>)>> {
     let whose = format!(
         "{}'s {}",
@@ -109,7 +147,8 @@ pub(super) fn follow(
     );
     let mut reached = Vec::new();
     let mut marks: HashMap<u64, Mark> = HashMap::new();
-    // Each frame: a position on the line and the positions after it still to follow.
+    // Each frame: a position on the line and the positions after it still to follow,
+    // the next one last.
     let mut line: Vec<(u64, Vec<Position>)> = Vec::new();
     let mut next = Some(*root);
     loop {
@@ -130,20 +169,20 @@ pub(super) fn follow(
                         }
                     }
                     None => {
-                        let mut turns = Vec::new();
-                        rules.turn_rules().generate(&position, &mut turns);
+                        let turns = ordered_turns(&position, rules);
                         let after: Vec<Position> = if position.side_to_move() == owner {
-                            let Some(turn) = turn_of(key) else {
-                                bail!("{whose} has no turn for {position}");
-                            };
-                            if !turns.contains(&turn) {
-                                bail!("{whose} plays a turn that is not legal in {position}");
-                            }
+                            let turn = chooser
+                                .choose(key, &position, &turns)
+                                .map_err(|e| anyhow::anyhow!("{whose} {e:#} in {position}"))?;
                             reached.push((key, Some(turn)));
                             vec![position.play(turn)]
                         } else {
                             reached.push((key, None));
-                            turns.iter().map(|&turn| position.play(turn)).collect()
+                            turns
+                                .iter()
+                                .rev()
+                                .map(|&turn| position.play(turn))
+                                .collect()
                         };
                         marks.insert(key, Mark::OnPath);
                         line.push((key, after));

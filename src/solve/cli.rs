@@ -1,10 +1,11 @@
 //! `vato solve`: a position's proved value from the command line.
 
 use super::certificate::Certificate;
-use super::check::{check, tables_suffice};
+use super::check::{Checked, check, tables_suffice};
 use super::checkpoint::Checkpoint;
 use super::dfpn::{Budget, Method};
 use super::mapped_store::MappedStore;
+use super::proof_file::ProofFile;
 use super::sample::{agreement, random_positions};
 use super::store::{ProofStore, Proven, StoredResults, default_store_dir};
 use super::strategy::Guarantee;
@@ -53,12 +54,18 @@ pub struct SolveArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=2))]
     threads: u16,
     /// Write the proof to FILE: the strategies that show the value, which
-    /// `vato solve --check FILE` verifies and the engine's `ProofFile` plays from.
+    /// `vato solve --check FILE` verifies and the engine's `ProofFile` plays from. With
+    /// --check, the checked proof is written again to FILE (compact with --compact).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["shard", "combine"])]
     proof: Option<PathBuf>,
+    /// Write the proof compact: the owner's choices alone, in the order a checker meets
+    /// them, compressed (a byte a position or less, against 16 in full); reading it back
+    /// needs the tables it rests on.
+    #[arg(long, requires = "proof")]
+    compact: bool,
     /// Verify the proof in FILE (every line its strategies allow, against the rules and
     /// the tables) instead of solving.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "shard", "combine", "checkpoint", "proof"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["fen", "shard", "combine", "checkpoint"])]
     check: Option<PathBuf>,
     /// Solve N random positions of --stones stones over the tables of fewer stones (from
     /// --tablebase-path), and compare each value with the tables that hold it and check
@@ -363,18 +370,13 @@ fn merge_stores(args: &SolveArgs, sources: &[PathBuf], out: &mut impl Write) -> 
 /// with the table layers the proof rests on and no larger ones, so that the store does
 /// not come to need more tables than the proof did.
 fn keep_proof(args: &SolveArgs, store: &mut ProofStore, file: &Path) -> Result<()> {
-    let certificate = Certificate::read(file)?;
+    let (certificate, tables, _) = read_proof(args, file)?;
     if certificate.rules != args.rules.rules() {
         bail!(
             "{}: the proof is for other rules (give the --variant and chain rule it was made with)",
             file.display()
         );
     }
-    let stones = args
-        .tablebase_stones
-        .min(usize::from(certificate.table_stones));
-    let tables = open_tables_of(args, certificate.rules, stones)?;
-    tables_suffice(&certificate, tables.as_ref())?;
     let (root, rules) = (&certificate.root, &certificate.rules);
     for strategy in &certificate.strategies {
         store
@@ -384,18 +386,66 @@ fn keep_proof(args: &SolveArgs, store: &mut ProofStore, file: &Path) -> Result<(
     Ok(())
 }
 
+/// The proof file `file` in full, with the table layers it rests on and no larger ones
+/// (a position of a larger layer must be shown by the proof's strategies, not by the
+/// tables of this machine); a compact proof is checked on the way, and what the check
+/// went through comes with it.
+fn read_proof(
+    args: &SolveArgs,
+    file: &Path,
+) -> Result<(Certificate, Option<Tablebase>, Option<Checked>)> {
+    let proof = ProofFile::read(file)?;
+    let stones = args.tablebase_stones.min(usize::from(proof.table_stones()));
+    let tables = open_tables_of(args, proof.rules(), stones)?;
+    tables_suffice(proof.table_stones(), tables.as_ref())
+        .with_context(|| format!("{}", file.display()))?;
+    let (certificate, checked) = match proof {
+        ProofFile::Full(certificate) => (certificate, None),
+        ProofFile::Compact(compact) => {
+            let (certificate, checked) = on_own_stack(|| compact.expand(tables.as_ref()))
+                .with_context(|| format!("{} does not prove its value", file.display()))?;
+            (certificate, Some(checked))
+        }
+    };
+    Ok((certificate, tables, checked))
+}
+
+/// Writes `certificate` to `file`, compact when asked (its choices met with `tables`,
+/// the layers it rests on); what was written, for the report.
+fn write_proof(
+    args: &SolveArgs,
+    certificate: &Certificate,
+    tables: Option<&Tablebase>,
+    file: &Path,
+) -> Result<String> {
+    if args.compact {
+        let compact = on_own_stack(|| certificate.compact(tables))?;
+        compact.write(file)?;
+        let bytes = std::fs::metadata(file).map_or(0, |m| m.len());
+        Ok(format!(
+            "proof {} (compact: {} choices, {bytes} bytes)",
+            file.display(),
+            compact.choice_counts()
+        ))
+    } else {
+        certificate.write(file)?;
+        Ok(format!(
+            "proof {} ({} turns)",
+            file.display(),
+            certificate.turn_counts()
+        ))
+    }
+}
+
 /// `vato solve --check FILE`: one line saying what the proof proves, or why it does not.
 fn check_proof(args: &SolveArgs, file: &Path, out: &mut impl Write) -> Result<()> {
     let started = Instant::now();
-    let certificate = Certificate::read(file)?;
-    // The layers the proof says it rests on and no larger ones: a position of a larger
-    // layer must be shown by the proof's strategies, not by the tables of this machine.
-    let stones = args
-        .tablebase_stones
-        .min(usize::from(certificate.table_stones));
-    let tables = open_tables_of(args, certificate.rules, stones)?;
-    let checked = on_own_stack(|| check(&certificate, tables.as_ref()))
-        .with_context(|| format!("{} does not prove its value", file.display()))?;
+    let (certificate, tables, checked) = read_proof(args, file)?;
+    let checked = match checked {
+        Some(checked) => checked,
+        None => on_own_stack(|| check(&certificate, tables.as_ref()))
+            .with_context(|| format!("{} does not prove its value", file.display()))?,
+    };
     let positions: Vec<String> = checked.positions.iter().map(|n| n.to_string()).collect();
     writeln!(
         out,
@@ -407,6 +457,13 @@ fn check_proof(args: &SolveArgs, file: &Path, out: &mut impl Write) -> Result<()
         certificate.table_stones,
         started.elapsed().as_secs_f64()
     )?;
+    if let Some(again) = &args.proof {
+        writeln!(
+            out,
+            "{}",
+            write_proof(args, &certificate, tables.as_ref(), again)?
+        )?;
+    }
     out.flush()?;
     Ok(())
 }
@@ -730,13 +787,7 @@ fn report(
             table_stones: table_stones as u8,
             strategies: solved.strategies.clone(),
         };
-        certificate.write(file)?;
-        writeln!(
-            out,
-            "proof {} ({} turns)",
-            file.display(),
-            certificate.turn_counts()
-        )?;
+        writeln!(out, "{}", write_proof(args, &certificate, tables, file)?)?;
     }
     out.flush()?;
     Ok(())

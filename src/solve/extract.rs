@@ -1,7 +1,7 @@
 //! A decided search's strategy read from its proof table: the prover's win (see
 //! `win_strategy`) or its opponent's defence (see `defence`).
 
-use super::check::follow;
+use super::check::{ByKey, follow};
 use super::dfpn::Search;
 use super::store::StoredResults;
 use super::strategy::{Guarantee, Strategy};
@@ -70,7 +70,14 @@ impl Search<'_> {
                 .turn(key, owner, guarantee)
                 .or_else(|| turns.get(&key).copied())
         };
-        match follow(root, &self.rules, self.tables(), owner, guarantee, turn_of) {
+        match follow(
+            root,
+            &self.rules,
+            self.tables(),
+            owner,
+            guarantee,
+            ByKey(turn_of),
+        ) {
             Ok(reached) => Some(
                 reached
                     .into_iter()

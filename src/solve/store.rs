@@ -18,7 +18,7 @@
 //! checksum each, after an index of each block's first key (see docs/proof-store.md).
 
 use super::certificate::unpack_turn;
-use super::check::follow;
+use super::check::{ByKey, follow};
 use super::codes::{board_code, chain_code};
 use super::known::{Known, NO_TURN, flag};
 use super::sorted_results::SortedResults;
@@ -319,9 +319,8 @@ impl ProofStore {
         strategy: &Strategy,
     ) -> Result<usize> {
         let (owner, guarantee) = (strategy.owner, strategy.guarantee);
-        let reached = follow(root, rules, tables, owner, guarantee, |key| {
-            strategy.turn(key)
-        })?;
+        let turn_of = ByKey(|key| strategy.turn(key));
+        let reached = follow(root, rules, tables, owner, guarantee, turn_of)?;
         let before = self.added.len();
         let stones = tables.map_or(0, |t| t.max_stones());
         self.learn(

@@ -331,6 +331,59 @@ fn fanoron_dimy_is_a_draw_and_b2c3a_its_only_drawing_first_turn() {
     }
 }
 
+/// One side's result ("White does not lose", the other question left open) is a proof
+/// of its own: written, checked, merged into a store that then holds it, in both forms.
+#[test]
+fn one_sides_result_is_written_checked_and_kept() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-one-side");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fen = "9/9/8B/5W3/9 w";
+    for form in [None, Some("--compact")] {
+        let proof = dir.join("one-side.proof");
+        let proof = proof.to_str().unwrap();
+        let mut args = vec!["--fen", fen, "--ask", "black", "--proof", proof];
+        args.extend(form);
+        let (ok, answer, error) = vato_solve(&args);
+        assert!(ok, "{error}");
+        assert!(answer.starts_with("unknown "), "{answer}");
+        assert!(
+            answer.contains("proven: draw or better for white"),
+            "{answer}"
+        );
+        assert!(answer.contains(&format!("proof {proof} (")), "{answer}");
+        let (ok, answer, error) = vato_solve(&["--check", proof]);
+        assert!(ok, "{error}");
+        assert!(
+            answer.starts_with(&format!(
+                "proof ok: draw or better for white in {fen} 0 1 ("
+            )),
+            "{answer}"
+        );
+        let store = dir.join(format!("store-{}", form.is_some()));
+        let store = store.to_str().unwrap();
+        let (ok, _, error) = vato_solve(&["--merge-store", proof, "--store", store]);
+        assert!(ok, "{error}");
+        let (ok, answer, error) = vato_solve(&["--fen", fen, "--store", store, "--stored"]);
+        assert!(ok, "{error}");
+        assert!(answer.contains("holds only: draw or better"), "{answer}");
+    }
+    // Asked the other way round, nothing is proven and no file is written.
+    let none = dir.join("none.proof");
+    let (ok, answer, error) = vato_solve(&[
+        "--fen",
+        fen,
+        "--ask",
+        "white",
+        "--nodes",
+        "1",
+        "--proof",
+        none.to_str().unwrap(),
+    ]);
+    assert!(ok && answer.starts_with("unknown "), "{answer}{error}");
+    assert!(!none.exists());
+}
+
 #[test]
 fn a_compact_proof_is_checked_written_back_in_full_and_refused_when_damaged() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-compact-proof");

@@ -84,6 +84,7 @@ impl Head {
             0 => Verdict::Win,
             1 => Verdict::Draw,
             2 => Verdict::Loss,
+            3 => Verdict::Unknown,
             _ => bail!("the proof has no value"),
         };
         let table_stones = bytes[15];
@@ -136,8 +137,7 @@ impl Head {
             table_stones: self.table_stones,
             strategies,
         };
-        let mover = certificate.root.side_to_move();
-        if certificate.shapes() != Certificate::expected(certificate.verdict, mover) {
+        if !certificate.fits() {
             bail!(
                 "its strategies do not fit its value ({})",
                 certificate.verdict
@@ -148,6 +148,27 @@ impl Head {
 }
 
 impl<S: Shaped> Certificate<S> {
+    /// Whether the strategies are those the value needs: [`Certificate::expected`] for a
+    /// value, one side's defence for one side's result (value unknown).
+    pub fn fits(&self) -> bool {
+        let shapes = self.shapes();
+        match self.verdict {
+            Verdict::Unknown => matches!(shapes[..], [(_, Guarantee::NoLoss)]),
+            verdict => shapes == Certificate::expected(verdict, self.root.side_to_move()),
+        }
+    }
+
+    /// What the proof shows, for the report: `win for white`, or for one side's result
+    /// `draw or better for black`.
+    pub fn claim(&self) -> String {
+        match (self.verdict, self.shapes().first()) {
+            (Verdict::Unknown, Some((owner, _))) => {
+                format!("draw or better for {}", owner.name())
+            }
+            (verdict, _) => format!("{verdict} for {}", self.root.side_to_move().name()),
+        }
+    }
+
     /// Each strategy's owner and guarantee, in order.
     pub fn shapes(&self) -> Vec<(Color, Guarantee)> {
         self.strategies.iter().map(Shaped::shape).collect()
@@ -223,7 +244,9 @@ pub(super) fn read_shape(head: &[u8]) -> Result<(Color, Guarantee)> {
 }
 
 impl Certificate {
-    /// The strategies a `verdict` of `mover` needs: `(owner, guarantee)` each.
+    /// The strategies a `verdict` of `mover` needs: `(owner, guarantee)` each (none for an
+    /// unknown value; one side's result has that side's defence, see
+    /// [`Certificate::fits`]).
     pub fn expected(verdict: Verdict, mover: Color) -> Vec<(Color, Guarantee)> {
         match verdict {
             Verdict::Win => vec![(mover, Guarantee::Win)],
@@ -378,6 +401,26 @@ mod tests {
         let certificate = sample();
         let bytes = certificate.to_bytes();
         assert_eq!(Certificate::from_bytes(&bytes).unwrap(), certificate);
+    }
+
+    #[test]
+    fn one_sides_result_is_one_defence() {
+        let draw = sample();
+        let one_side = Certificate {
+            verdict: Verdict::Unknown,
+            strategies: draw.strategies[..1].to_vec(),
+            ..draw.clone()
+        };
+        assert!(one_side.fits());
+        assert_eq!(one_side.claim(), "draw or better for black");
+        let bytes = one_side.to_bytes();
+        assert_eq!(Certificate::from_bytes(&bytes).unwrap(), one_side);
+        let both = Certificate {
+            verdict: Verdict::Unknown,
+            ..draw
+        };
+        assert!(!both.fits());
+        assert!(Certificate::from_bytes(&both.to_bytes()).is_err());
     }
 
     #[test]

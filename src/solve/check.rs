@@ -25,13 +25,7 @@ pub struct Checked {
 /// positions it leaves to them.
 pub fn check(certificate: &Certificate, tables: Option<&Tablebase>) -> Result<Checked> {
     tables_suffice(certificate.table_stones, tables)?;
-    let shapes: Vec<(Color, Guarantee)> = certificate
-        .strategies
-        .iter()
-        .map(|s| (s.owner, s.guarantee))
-        .collect();
-    let mover = certificate.root.side_to_move();
-    if shapes != Certificate::expected(certificate.verdict, mover) || shapes.is_empty() {
+    if !certificate.fits() {
         bail!(
             "its strategies do not fit its value ({})",
             certificate.verdict

@@ -449,9 +449,8 @@ fn check_proof(args: &SolveArgs, file: &Path, out: &mut impl Write) -> Result<()
     let positions: Vec<String> = checked.positions.iter().map(|n| n.to_string()).collect();
     writeln!(
         out,
-        "proof ok: {} for {} in {} ({} positions followed, tables up to {} stones) time {:.3}",
-        certificate.verdict,
-        certificate.root.side_to_move().name(),
+        "proof ok: {} in {} ({} positions followed, tables up to {} stones) time {:.3}",
+        certificate.claim(),
         certificate.root,
         positions.join(" + "),
         certificate.table_stones,
@@ -770,24 +769,36 @@ fn report(
     if let Some(line) = store_line {
         writeln!(out, "{line}")?;
     }
-    if let Some(file) = &args.proof
-        && solved.verdict != Verdict::Unknown
-    {
-        if solved.strategies.is_empty() {
+    if let Some(file) = &args.proof {
+        // A value's strategies, else one side's result: its defence, which a later run
+        // (or another machine's store, through --merge-store) takes as proven.
+        let strategies = match solved.verdict {
+            Verdict::Unknown => solved
+                .learned
+                .iter()
+                .filter(|s| s.guarantee == Guarantee::NoLoss)
+                .take(1)
+                .cloned()
+                .collect(),
+            _ => solved.strategies.clone(),
+        };
+        if strategies.is_empty() && solved.verdict != Verdict::Unknown {
             out.flush()?;
             bail!(
                 "no proof written to {}: the limits ran out while it was written",
                 file.display()
             );
         }
-        let certificate = Certificate {
-            root: *root,
-            rules,
-            verdict: solved.verdict,
-            table_stones: table_stones as u8,
-            strategies: solved.strategies.clone(),
-        };
-        writeln!(out, "{}", write_proof(args, &certificate, tables, file)?)?;
+        if !strategies.is_empty() {
+            let certificate = Certificate {
+                root: *root,
+                rules,
+                verdict: solved.verdict,
+                table_stones: table_stones as u8,
+                strategies,
+            };
+            writeln!(out, "{}", write_proof(args, &certificate, tables, file)?)?;
+        }
     }
     out.flush()?;
     Ok(())

@@ -36,9 +36,8 @@ impl fmt::Display for Proven {
 /// The line that says which proof was read.
 pub(super) fn describe(certificate: &Certificate, file: &str) -> String {
     format!(
-        "info string proof: {file} ({} for {} in {}, {} turns)",
-        certificate.verdict,
-        certificate.root.side_to_move().name(),
+        "info string proof: {file} ({} in {}, {} turns)",
+        certificate.claim(),
         certificate.root,
         certificate.turn_counts()
     )

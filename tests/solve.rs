@@ -304,15 +304,8 @@ fn fanoron_dimy_is_a_draw_and_b2c3a_its_only_drawing_first_turn() {
     let stop = AtomicBool::new(false);
     let budget = Budget {
         nodes: Some(50_000_000),
-        time: None,
-        stop: &stop,
         table_mb: 256,
-        checkpoint: None,
-        proof: false,
-        threads: 1,
-        method: Method::DepthFirst,
-        store: None,
-        guide: None,
+        ..Budget::until(&stop)
     };
     let tables = Tablebase::open(tables_dir(Board::Dimy), rules, 3).unwrap();
     let solved = solve(&start, rules, Some(&tables), budget).unwrap();

@@ -169,6 +169,17 @@ impl<S: Shaped> Certificate<S> {
         }
     }
 
+    /// The same proof with `strategies` in another form.
+    pub fn with<T>(&self, strategies: Vec<T>) -> Certificate<T> {
+        Certificate {
+            root: self.root,
+            rules: self.rules,
+            verdict: self.verdict,
+            table_stones: self.table_stones,
+            strategies,
+        }
+    }
+
     /// Each strategy's owner and guarantee, in order.
     pub fn shapes(&self) -> Vec<(Color, Guarantee)> {
         self.strategies.iter().map(Shaped::shape).collect()

@@ -170,13 +170,7 @@ impl Certificate {
             .iter()
             .map(|strategy| Choices::of(strategy, &self.root, &self.rules, tables))
             .collect::<Result<Vec<Choices>>>()?;
-        Ok(Certificate {
-            root: self.root,
-            rules: self.rules,
-            verdict: self.verdict,
-            table_stones: self.table_stones,
-            strategies,
-        })
+        Ok(self.with(strategies))
     }
 }
 
@@ -202,14 +196,7 @@ impl CompactProof {
             strategies.push(strategy);
             positions.push(reached);
         }
-        let certificate = Certificate {
-            root: self.root,
-            rules: self.rules,
-            verdict: self.verdict,
-            table_stones: self.table_stones,
-            strategies,
-        };
-        Ok((certificate, Checked { positions }))
+        Ok((self.with(strategies), Checked { positions }))
     }
 
     /// The number of choices of each strategy, as `N` or `N + M`.
@@ -291,7 +278,7 @@ mod tests {
     use crate::rules::Rules;
     use crate::rules::board::Board;
     use crate::solve::proof_file::ProofFile;
-    use crate::solve::{Budget, Method, Verdict, solve};
+    use crate::solve::{Budget, Verdict, solve};
     use std::sync::atomic::AtomicBool;
 
     /// A stone against a stone on Tsivy's board, proved a draw with no tables: two
@@ -302,16 +289,8 @@ mod tests {
             .expect("a position");
         let stop = AtomicBool::new(false);
         let budget = Budget {
-            nodes: None,
-            time: None,
-            stop: &stop,
-            table_mb: 64,
-            checkpoint: None,
             proof: true,
-            threads: 1,
-            method: Method::DepthFirst,
-            store: None,
-            guide: None,
+            ..Budget::until(&stop)
         };
         let solved = solve(&root, rules, None, budget).expect("solved");
         assert_eq!(solved.verdict, Verdict::Draw);

@@ -76,7 +76,24 @@ pub struct Budget<'a> {
     pub guide: Option<&'a Tablebase>,
 }
 
-impl Budget<'_> {
+impl<'a> Budget<'a> {
+    /// No limit but `stop`: a proof table of 64 MiB, one thread, df-pn, no strategies,
+    /// no store nor guide; the fields to change are set over it.
+    pub fn until(stop: &'a AtomicBool) -> Budget<'a> {
+        Budget {
+            nodes: None,
+            time: None,
+            stop,
+            table_mb: 64,
+            checkpoint: None,
+            proof: false,
+            threads: 1,
+            method: Method::DepthFirst,
+            store: None,
+            guide: None,
+        }
+    }
+
     /// The most stones of the guide's tables; 0 without a guide.
     pub(super) fn guide_stones(&self) -> u8 {
         self.guide.map_or(0, |guide| guide.max_stones() as u8)

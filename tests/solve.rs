@@ -496,7 +496,9 @@ fn a_proof_of_fanoron_dimy_is_written_checked_and_a_forged_one_refused() {
     assert_eq!(error.trim().lines().count(), 1, "{error}");
 
     // A well-formed proof that proves nothing: White's first turn made a losing one.
-    let mut forged = Certificate::read(&proof).unwrap();
+    let ProofFile::Full(mut forged) = ProofFile::read(&proof).unwrap() else {
+        panic!("written in full");
+    };
     let start = forged.root;
     let losing =
         vato::rules::notation::parse_turn(&start, forged.rules.turn_rules(), "b3c3A").unwrap();

@@ -760,24 +760,18 @@ impl Session {
     }
 
     /// The proof in `file`, in full: a compact one is read back with the layers of
-    /// `TablebasePath` it rests on (and no larger ones, which would settle positions
-    /// its choices were written for), which checks it.
+    /// `TablebasePath` it rests on, which checks it.
     fn read_proof_file(&self, file: &std::path::Path) -> anyhow::Result<Certificate> {
-        let compact = match ProofFile::read(file)? {
-            ProofFile::Full(certificate) => return Ok(certificate),
-            ProofFile::Compact(compact) => compact,
+        let proof = ProofFile::read(file)?;
+        let stones = match &proof {
+            ProofFile::Compact(compact) => compact.table_stones,
+            ProofFile::Full(_) => 0,
         };
-        let stones = compact.table_stones;
         let tables = match (stones, self.tablebase_dir()) {
-            (0, _) => None,
-            (_, Some(dir)) => Some(Tablebase::open(&dir, compact.rules, stones.into())?),
-            (_, None) => anyhow::bail!(
-                "a compact proof resting on the tables of {stones} stones, and TablebasePath has none"
-            ),
+            (0, _) | (_, None) => None,
+            (_, Some(dir)) => Some(Tablebase::open(&dir, proof.rules(), stones.into())?),
         };
-        crate::solve::tables_suffice(stones, tables.as_ref())?;
-        let (certificate, _) = compact.expand(tables.as_ref())?;
-        Ok(certificate)
+        proof.into_full(tables.as_ref())
     }
 
     /// (Re)opens the tables for the current path and rules, and says what was found: for

@@ -307,15 +307,8 @@ impl Certificate {
         write_atomically(path, &self.to_bytes())
     }
 
-    /// Reads a proof file in full (a compact one is refused: [`super::ProofFile::read`]
-    /// reads both).
-    pub fn read(path: &Path) -> Result<Certificate> {
-        let bytes = std::fs::read(path)
-            .with_context(|| format!("cannot read the proof {}", path.display()))?;
-        Certificate::from_bytes(&bytes).with_context(|| format!("{}", path.display()))
-    }
-
-    /// Reads a proof in full from its bytes.
+    /// Reads a proof in full from its bytes (a compact one is refused:
+    /// [`super::ProofFile`] reads both).
     pub fn from_bytes(bytes: &[u8]) -> Result<Certificate> {
         let (head, rest) = Head::read(bytes)?;
         if head.version != FULL {

@@ -81,29 +81,32 @@ enum Mark {
 }
 
 /// The turn a strategy plays where its owner is to move: a lookup by position key, or the
-/// next choice of a compact proof. It is given the position's key, the position and its
-/// legal turns in increasing order of their packed value, each once; its error says what
-/// is wrong with the strategy there.
+/// next choice of a compact proof. It is given the position's key and its legal turns in
+/// increasing order of their packed value, each once; its error says what is wrong with
+/// the strategy there.
 pub(super) trait Chooser {
-    /// The owner's turn in `position`, one of `turns`.
-    fn choose(&mut self, key: u64, position: &Position, turns: &[Turn]) -> Result<Turn>;
+    /// The owner's turn in the position with key `key`, one of `turns`.
+    fn choose(&mut self, key: u64, turns: &[Turn]) -> Result<Turn>;
 }
 
 /// A strategy given as a lookup: the turn of the position with a key, if it has one.
 pub(super) struct ByKey<F>(pub F);
 
-impl<F: Fn(u64) -> Option<Turn>> Chooser for ByKey<F> {
-    fn choose(&mut self, key: u64, _position: &Position, turns: &[Turn]) -> Result<Turn> {
+impl<F: Fn(u64) -> Option<Turn>> ByKey<F> {
+    /// Where in `turns` the strategy's turn for `key` stands.
+    pub(super) fn index(&self, key: u64, turns: &[Turn]) -> Result<usize> {
         let Some(turn) = (self.0)(key) else {
             bail!("has no turn");
         };
-        if turns
+        turns
             .binary_search_by_key(&turn.key(), |t| t.key())
-            .is_err()
-        {
-            bail!("plays a turn that is not legal");
-        }
-        Ok(turn)
+            .map_err(|_| anyhow::anyhow!("plays a turn that is not legal"))
+    }
+}
+
+impl<F: Fn(u64) -> Option<Turn>> Chooser for ByKey<F> {
+    fn choose(&mut self, key: u64, turns: &[Turn]) -> Result<Turn> {
+        Ok(turns[self.index(key, turns)?])
     }
 }
 
@@ -166,7 +169,7 @@ pub(super) fn follow(
                         let turns = ordered_turns(&position, rules);
                         let after: Vec<Position> = if position.side_to_move() == owner {
                             let turn = chooser
-                                .choose(key, &position, &turns)
+                                .choose(key, &turns)
                                 .map_err(|e| anyhow::anyhow!("{whose} {e:#} in {position}"))?;
                             reached.push((key, Some(turn)));
                             vec![position.play(turn)]

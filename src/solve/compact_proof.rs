@@ -188,7 +188,16 @@ impl CompactProof {
 
     /// The proof in full, each strategy found again by following its choices with
     /// `tables` (the layers it rests on), which checks it: what `check` would say too.
+    /// Tables of fewer stones cannot settle its leaves, and tables of more would settle
+    /// positions its choices were written for: both are refused.
     pub fn expand(&self, tables: Option<&Tablebase>) -> Result<(Certificate, Checked)> {
+        let have = tables.map_or(0, |t| t.max_stones());
+        if have != usize::from(self.table_stones) {
+            bail!(
+                "a compact proof is read with the tables of up to {} stones and no more, and those given go to {have}",
+                self.table_stones
+            );
+        }
         let mut strategies = Vec::new();
         let mut positions = Vec::new();
         for choices in &self.strategies {
@@ -229,12 +238,8 @@ struct Recorder<F> {
 }
 
 impl<F: Fn(u64) -> Option<Turn>> Chooser for &mut Recorder<F> {
-    fn choose(&mut self, key: u64, position: &Position, turns: &[Turn]) -> Result<Turn> {
-        let turn = self.by_key.choose(key, position, turns)?;
-        let index = turns
-            .iter()
-            .position(|t| t.key() == turn.key())
-            .expect("the lookup checked the turn is legal");
+    fn choose(&mut self, key: u64, turns: &[Turn]) -> Result<Turn> {
+        let index = self.by_key.index(key, turns)?;
         match u8::try_from(index) {
             Ok(byte) if byte < ESCAPE => self.stream.push(byte),
             _ => {
@@ -244,7 +249,7 @@ impl<F: Fn(u64) -> Option<Turn>> Chooser for &mut Recorder<F> {
             }
         }
         self.count += 1;
-        Ok(turn)
+        Ok(turns[index])
     }
 }
 
@@ -256,7 +261,7 @@ struct Reader<'a> {
 }
 
 impl Chooser for &mut Reader<'_> {
-    fn choose(&mut self, _key: u64, _position: &Position, turns: &[Turn]) -> Result<Turn> {
+    fn choose(&mut self, _key: u64, turns: &[Turn]) -> Result<Turn> {
         let (index, used) = match self.stream {
             [] => bail!("has no choice left (the proof's choices end early)"),
             [ESCAPE, low, high, ..] => (usize::from(u16::from_le_bytes([*low, *high])), 3),

@@ -813,8 +813,16 @@ fn a_piped_batch_answers_every_search_in_order_as_typed() {
 fn isready_and_reading_commands_answer_at_once_while_commands_wait() {
     let mut engine = Engine::start();
     engine.send("go depth 60");
-    // Nothing waits yet: a reading command answers with the searched position.
-    assert_eq!(engine.fen(), START_FEN);
+    // Nothing waits yet: a reading command answers with the searched position (after
+    // whatever info lines the running search prints first).
+    engine.send("fen");
+    let fen = loop {
+        let line = engine.next_line();
+        if Info::parse(&line).is_none() {
+            break line;
+        }
+    };
+    assert_eq!(fen, START_FEN);
     engine.send("position startpos moves d3e3W");
     engine.send("fen");
     engine.send("go depth 60");

@@ -65,8 +65,9 @@ pub enum TablebaseCommand {
         #[arg(long, value_name = "AvB,...", value_delimiter = ',', value_parser = parse_layer_pair)]
         layers: Option<Vec<(usize, usize)>>,
         /// Seconds between the checkpoints of a pair still being solved (`vato-AvB.vtc` in
-        /// DIR, written between passes and removed when the pair is done); the same
-        /// command resumes from it after a stop. 0 writes one after every pass.
+        /// DIR, written inside a pass or between two, and removed when the pair is done);
+        /// the same command resumes from it after a stop. 0 writes one after every chunk
+        /// of classes the threads take.
         #[arg(long, value_name = "SECONDS", default_value_t = CHECKPOINT_EVERY.as_secs())]
         checkpoint_every: u64,
     },

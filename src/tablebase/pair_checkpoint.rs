@@ -1,27 +1,36 @@
-//! The state of a layer pair part-way through its solve, written between passes so that a
-//! build stopped in a long pair (an 8-stone pair takes hours) resumes from its last pass
-//! instead of from the start.
+//! The state of a layer pair part-way through its solve, written between passes and inside
+//! long ones, so that a build stopped in a long pair (an 8-stone pair takes hours, one pass
+//! of it most of an hour) resumes from its last checkpoint instead of from the start.
 //!
-//! The state between two passes is the solver's byte of every class of both layers (see
-//! [`super::solver`]) and the distance the next pass passes on: a pass reads only the bytes
-//! and decides only classes one turn further, so nothing else is needed. The file
-//! (`vato-AvB.vtc`, Dimy `vato-dimy-AvB.vtc`, for the pair's larger-first name) is:
+//! The state is the solver's byte of every class of both layers (see [`super::solver`])
+//! and where the work stands: in the first pass, or in the pass of some distance, and in
+//! that pass the layer and the first class not yet done. Each pass works through the
+//! classes in order, a chunk at a time; a checkpoint is taken once every chunk begun is
+//! finished and before any later one begins, so every class before the point is done and
+//! none after it is. The first pass decides each class from the smaller layers alone, and
+//! a distance pass reads only the bytes and decides classes one turn further, so nothing
+//! else is needed. The file (`vato-AvB.vtc`, Dimy `vato-dimy-AvB.vtc`, for the pair's
+//! larger-first name) is:
 //!
 //! | bytes | field |
 //! |---|---|
 //! | 0-7 | magic `VATO CK\n` |
-//! | 8-11 | version (u32): 1 |
+//! | 8-11 | version (u32): 2 |
 //! | 12 | board: 0 Tsivy, 1 Dimy |
 //! | 13 | chain rule: 0 a chain may stop, 1 it must go on |
 //! | 14, 15 | `A`, `B`: the pair `AvB` and `BvA` |
-//! | 16 | the distance the next pass passes on |
-//! | 17-23 | zero |
+//! | 16 | the distance whose pass is next or under way (0 in the first pass) |
+//! | 17 | the pass: 0 a distance pass, 1 the first pass |
+//! | 18 | the layer the pass is in: 0 `AvB`, 1 `BvA` |
+//! | 19-23 | zero |
 //! | 24-31, 32-39 | classes of `AvB`, of `BvA` (0 when `A == B`) (u64) |
-//! | 40-47 | XXH3-64 of bytes 0-39 |
+//! | 40-47 | the first class of that layer not yet done (u64) |
+//! | 48-55 | XXH3-64 of bytes 0-47 |
 //!
 //! then the bytes of `AvB`'s classes, `BvA`'s, and XXH3-64 of those bytes (u64). All
 //! numbers little-endian. It is written under a `.partial` name and renamed when complete,
-//! and removed once the pair's files are written.
+//! and removed once the pair's files are written. Version 1 (a 48-byte header, always
+//! between two passes) is refused like any other foreign file: the pair starts over.
 
 use super::layer_file::{board_code, chain_rule_code, layer_file_name};
 use crate::rules::Rules;
@@ -34,9 +43,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 const MAGIC: &[u8; 8] = b"VATO CK\n";
-const VERSION: u32 = 1;
-const HEADER_LEN: usize = 48;
-const SUMMED_LEN: usize = 40;
+const VERSION: u32 = 2;
+const HEADER_LEN: usize = 56;
+const SUMMED_LEN: usize = 48;
 /// Bytes copied at a time between the atomics and the file.
 const CHUNK: usize = 1 << 20;
 
@@ -45,7 +54,42 @@ pub(super) fn checkpoint_path(dir: &Path, board: Board, pair: (usize, usize)) ->
     dir.join(layer_file_name(board, pair, "vtc"))
 }
 
-fn header(rules: &Rules, (a, b): (usize, usize), next: u8, sizes: &[u64]) -> [u8; HEADER_LEN] {
+/// Where a pair's solve stands: the next class to work on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ResumePoint {
+    pub(super) pass: Pass,
+    /// The layer of the pair (0: `AvB`, 1: `BvA`).
+    pub(super) slot: usize,
+    /// The first class of that layer not yet done.
+    pub(super) entry: u64,
+}
+
+/// One of a pair's passes over its classes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Pass {
+    /// The pass that decides captures and blocked positions.
+    First,
+    /// The pass that passes on the classes decided at this distance.
+    Distance(u8),
+}
+
+impl ResumePoint {
+    /// The start of a pass.
+    pub(super) fn start_of(pass: Pass) -> ResumePoint {
+        ResumePoint {
+            pass,
+            slot: 0,
+            entry: 0,
+        }
+    }
+}
+
+fn header(
+    rules: &Rules,
+    (a, b): (usize, usize),
+    at: ResumePoint,
+    sizes: &[u64],
+) -> [u8; HEADER_LEN] {
     let mut head = [0u8; HEADER_LEN];
     head[0..8].copy_from_slice(MAGIC);
     head[8..12].copy_from_slice(&VERSION.to_le_bytes());
@@ -53,21 +97,26 @@ fn header(rules: &Rules, (a, b): (usize, usize), next: u8, sizes: &[u64]) -> [u8
     head[13] = chain_rule_code(rules.chain_rule);
     head[14] = a as u8;
     head[15] = b as u8;
-    head[16] = next;
+    (head[16], head[17]) = match at.pass {
+        Pass::Distance(distance) => (distance, 0),
+        Pass::First => (0, 1),
+    };
+    head[18] = at.slot as u8;
     head[24..32].copy_from_slice(&sizes[0].to_le_bytes());
     head[32..40].copy_from_slice(&sizes.get(1).copied().unwrap_or(0).to_le_bytes());
+    head[40..48].copy_from_slice(&at.entry.to_le_bytes());
     let sum = checksum(&head[..SUMMED_LEN]);
     head[SUMMED_LEN..].copy_from_slice(&sum.to_le_bytes());
     head
 }
 
 /// Writes the bytes of the pair's layers (`codes`, one vector per layer, `(a, b)` first)
-/// with the distance of the next pass, replacing any earlier checkpoint of the pair.
+/// with the point the solve goes on from, replacing any earlier checkpoint of the pair.
 pub(super) fn save(
     dir: &Path,
     rules: &Rules,
     pair: (usize, usize),
-    next: u8,
+    at: ResumePoint,
     codes: &[Vec<AtomicU8>],
 ) -> Result<()> {
     let path = checkpoint_path(dir, rules.board, pair);
@@ -75,7 +124,7 @@ pub(super) fn save(
     let sizes: Vec<u64> = codes.iter().map(|layer| layer.len() as u64).collect();
     let write = || -> std::io::Result<()> {
         let mut file = BufWriter::with_capacity(CHUNK, fs::File::create(&partial)?);
-        file.write_all(&header(rules, pair, next, &sizes))?;
+        file.write_all(&header(rules, pair, at, &sizes))?;
         let mut sum = Checksum::default();
         let mut buffer = vec![0u8; CHUNK];
         for layer in codes {
@@ -96,9 +145,9 @@ pub(super) fn save(
         .with_context(|| format!("renaming {} to {}", partial.display(), path.display()))
 }
 
-/// A pair's bytes read back, with the distance of the next pass.
+/// A pair's bytes read back, with the point the solve goes on from.
 pub(super) struct Resumed {
-    pub(super) next: u8,
+    pub(super) at: ResumePoint,
     pub(super) codes: Vec<Vec<AtomicU8>>,
 }
 
@@ -127,8 +176,17 @@ pub(super) fn load(
     if &head[0..8] != MAGIC {
         bail!("{name}: not a checkpoint of a table build");
     }
-    let next = head[16];
-    if head != header(rules, pair, next, sizes) {
+    let pass = match head[17] {
+        0 => Pass::Distance(head[16]),
+        _ => Pass::First,
+    };
+    let at = ResumePoint {
+        pass,
+        slot: usize::from(head[18]),
+        entry: u64::from_le_bytes(head[40..48].try_into().expect("8 bytes")),
+    };
+    let in_range = at.slot < sizes.len() && at.entry <= sizes[at.slot];
+    if !in_range || head != header(rules, pair, at, sizes) {
         bail!("{name}: damaged, or written for other rules or another version");
     }
     let mut sum = Checksum::default();
@@ -156,7 +214,7 @@ pub(super) fn load(
     if file.read(&mut [0u8; 1])? != 0 {
         bail!("{name}: longer than its layers");
     }
-    Ok(Some(Resumed { next, codes }))
+    Ok(Some(Resumed { at, codes }))
 }
 
 /// Removes the checkpoint of `pair`, if any.
@@ -203,12 +261,31 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
-        save(&dir, &rules, (2, 1), 17, &codes).unwrap();
+        let at = ResumePoint {
+            pass: Pass::Distance(17),
+            slot: 1,
+            entry: 2,
+        };
+        save(&dir, &rules, (2, 1), at, &codes).unwrap();
         let back = load(&dir, &rules, (2, 1), &[3_000_000, 3])
             .unwrap()
             .unwrap();
-        assert_eq!(back.next, 17);
+        assert_eq!(back.at, at);
         assert_eq!(plain(&back.codes), plain(&codes));
+        let inside_the_first_pass = ResumePoint {
+            pass: Pass::First,
+            slot: 0,
+            entry: 65_536,
+        };
+        save(&dir, &rules, (2, 1), inside_the_first_pass, &codes).unwrap();
+        let back = load(&dir, &rules, (2, 1), &[3_000_000, 3]);
+        assert_eq!(back.unwrap().unwrap().at, inside_the_first_pass);
+        // A point past its layer is refused, as a damaged header.
+        let past = ResumePoint { entry: 4, ..at };
+        save(&dir, &rules, (2, 1), past, &codes).unwrap();
+        let refused = load(&dir, &rules, (2, 1), &[3_000_000, 3]);
+        assert!(format!("{:#}", refused.err().unwrap()).contains("damaged, or written"));
+        save(&dir, &rules, (2, 1), at, &codes).unwrap();
 
         let dimy = Rules {
             board: Board::Dimy,

@@ -9,7 +9,7 @@
 use super::classes::Classes;
 use super::index::{layer_size, layers_with};
 use super::layer_file::{Kind, layer_built, value_of, write_layer};
-use super::pair_checkpoint;
+use super::pair_checkpoint::{self, Pass, ResumePoint};
 use super::probe::{MAX_STONES, layer_names, open_layer, slot_of};
 use super::symmetry::members;
 use super::value::{Outcome, Value};
@@ -57,14 +57,14 @@ pub struct BuildOptions {
     /// What the build says on standard error.
     pub progress: Progress,
     /// A pair still being solved this long after it started, or after its last
-    /// checkpoint, writes its state at the end of the pass (see
-    /// [`super::pair_checkpoint`]), so that a build stopped in it resumes from there;
-    /// `None`: never. A finished pair removes its checkpoint.
+    /// checkpoint, writes its state as soon as the chunks under way are done, inside a
+    /// pass or between two (see [`super::pair_checkpoint`]), so that a build stopped in it
+    /// resumes from there; `None`: never. A finished pair removes its checkpoint.
     pub checkpoint_every: Option<Duration>,
 }
 
 /// The default of [`BuildOptions::checkpoint_every`]: a stop costs at most about this much
-/// work (and a pass), while a 6 GB pair spends well under a tenth of its time writing.
+/// work, while a 6 GB pair spends well under a tenth of its time writing.
 pub const CHECKPOINT_EVERY: Duration = Duration::from_secs(600);
 
 impl BuildOptions {
@@ -365,25 +365,76 @@ const PROGRESS_AFTER: Duration = Duration::from_secs(2);
 /// How often the progress of a pass is updated once it shows.
 const PROGRESS_TICK: Duration = Duration::from_millis(200);
 
-/// Runs `work` over `0..size` in chunks on `threads` threads. With a `label`, a pass that
-/// runs long shows its progress and the time left on standard error (see
-/// [`JobProgress`]).
+/// The progress of one pass over one layer, shown on standard error once it runs long
+/// (see [`JobProgress`]), across the pauses for checkpoints.
+struct SweepProgress {
+    /// What the progress line says; `None`: nothing is shown.
+    label: Option<String>,
+    /// The first entry of the sweep, and the layer's size.
+    entries: std::ops::Range<u64>,
+    started: Instant,
+    bar: Option<JobProgress>,
+}
+
+impl SweepProgress {
+    fn new(label: Option<String>, entries: std::ops::Range<u64>) -> SweepProgress {
+        SweepProgress {
+            label,
+            entries,
+            started: Instant::now(),
+            bar: None,
+        }
+    }
+
+    /// Shows that every entry before `reached` is done.
+    fn show(&mut self, reached: u64) {
+        let Some(label) = &self.label else { return };
+        if self.bar.is_none() && self.started.elapsed() >= PROGRESS_AFTER {
+            let total = self.entries.end - self.entries.start;
+            self.bar = Some(JobProgress::new(label, total, "classes", Some(PLAIN_EVERY)));
+        }
+        if let Some(bar) = self.bar.as_mut() {
+            bar.set(reached - self.entries.start);
+        }
+    }
+
+    /// Writes `line` on standard error without breaking the progress bar.
+    fn say(&self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.suspend(|| eprintln!("{line}")),
+            None => eprintln!("{line}"),
+        }
+    }
+
+    fn finish(self) {
+        if let Some(bar) = self.bar {
+            bar.finish();
+        }
+    }
+}
+
+/// Runs `work` over `entries` in chunks on `threads` threads, the chunks handed out in
+/// order. Once `pause_at` has passed, no chunk is begun: the threads finish the chunks
+/// under way and the first entry not done is returned (every entry before it is done,
+/// none after it), so that the state can be saved; `entries.end` when all are done. Each
+/// thread does a chunk at least, so every call gains ground.
 fn parallel_chunks(
-    size: u64,
+    entries: std::ops::Range<u64>,
     threads: usize,
-    label: Option<&str>,
-    work: impl Fn(std::ops::Range<u64>) + Sync,
-) {
-    let next = AtomicU64::new(0);
+    pause_at: Option<Instant>,
+    progress: &mut SweepProgress,
+    work: &(dyn Fn(std::ops::Range<u64>) + Sync),
+) -> u64 {
+    let size = entries.end;
+    let next = AtomicU64::new(entries.start);
     let finished = AtomicU64::new(0);
-    let started = Instant::now();
     // The workers never send: the channel closes when the last of them ends, which wakes
     // the progress loop at once instead of at its next tick.
     let (running, all_done) = mpsc::channel::<()>();
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1) {
             let running = running.clone();
-            let (next, finished, work) = (&next, &finished, &work);
+            let (next, finished) = (&next, &finished);
             scope.spawn(move || {
                 let _running = running;
                 loop {
@@ -394,24 +445,20 @@ fn parallel_chunks(
                     let end = (start + CHUNK).min(size);
                     work(start..end);
                     finished.fetch_add(end - start, Ordering::Relaxed);
+                    if pause_at.is_some_and(|at| Instant::now() >= at) {
+                        break;
+                    }
                 }
             });
         }
         drop(running);
-        let Some(label) = label else { return };
-        let mut progress: Option<JobProgress> = None;
         while let Err(RecvTimeoutError::Timeout) = all_done.recv_timeout(PROGRESS_TICK) {
-            if progress.is_none() && started.elapsed() >= PROGRESS_AFTER {
-                progress = Some(JobProgress::new(label, size, "classes", Some(PLAIN_EVERY)));
-            }
-            if let Some(progress) = progress.as_mut() {
-                progress.set(finished.load(Ordering::Relaxed));
-            }
-        }
-        if let Some(progress) = progress {
-            progress.finish();
+            progress.show(entries.start + finished.load(Ordering::Relaxed));
         }
     });
+    let reached = next.into_inner().min(size);
+    progress.show(reached);
+    reached
 }
 
 /// The state of a pair of layers being solved, shared by the solver threads.
@@ -577,6 +624,30 @@ impl PairSolver<'_> {
         .is_ok_and(|old| child_lost || old == OPEN | 1)
     }
 
+    /// How many classes decided at `distance` a pass over them stopped at `at` has passed
+    /// on already: those of the layers before `at.slot` and of `at.slot` before `at.entry`.
+    fn passed_before(&self, at: ResumePoint, distance: u8) -> u64 {
+        let (lost, won) = (LOST | distance, WON | distance);
+        let done = |slot: usize| match slot.cmp(&at.slot) {
+            std::cmp::Ordering::Less => self.codes[slot].len(),
+            std::cmp::Ordering::Equal => at.entry as usize,
+            std::cmp::Ordering::Greater => 0,
+        };
+        self.codes
+            .iter()
+            .enumerate()
+            .map(|(slot, codes)| {
+                codes[..done(slot)]
+                    .iter()
+                    .filter(|cell| {
+                        let code = cell.load(Ordering::Relaxed);
+                        code == lost || code == won
+                    })
+                    .count() as u64
+            })
+            .sum()
+    }
+
     /// Passes on the classes decided at `from` and every distance after it, one class at a
     /// time from a list of those just decided instead of a pass over every byte: the byte
     /// holds `near` for all of them, their distances go into the returned maps (by layer,
@@ -649,16 +720,92 @@ struct PairRun<'a> {
     /// The distance a byte holds for every class decided at it or later, whose distances
     /// are kept apart ([`LONGEST`]; less in tests).
     near: u8,
-    /// In tests: fail, as a stop would, after the pass of this distance and its
-    /// checkpoint.
-    stop_after: Option<u8>,
+    /// In tests: fail, as a stop would, right after writing this many checkpoints.
+    stop_after: Option<usize>,
+}
+
+/// The checkpoints of one pair's solve: when the next is due, and writing it.
+struct Checkpointer<'a> {
+    run: &'a PairRun<'a>,
+    rules: &'a Rules,
+    pair: (usize, usize),
+    layers: &'a [(usize, usize)],
+    last: Instant,
+    written: usize,
+}
+
+impl Checkpointer<'_> {
+    /// When the next checkpoint is due; `None`: never.
+    fn due(&self) -> Option<Instant> {
+        self.run.checkpoints.map(|(_, every)| self.last + every)
+    }
+
+    /// Saves the pair's state, to go on from `at`, and says so through `progress`.
+    fn save(
+        &mut self,
+        at: ResumePoint,
+        codes: &[Vec<AtomicU8>],
+        progress: Option<&SweepProgress>,
+    ) -> Result<()> {
+        let Some((dir, _)) = self.run.checkpoints else {
+            return Ok(());
+        };
+        let writing = Instant::now();
+        pair_checkpoint::save(dir, self.rules, self.pair, at, codes)?;
+        self.last = Instant::now();
+        self.written += 1;
+        if self.run.progress == Progress::Stderr {
+            let (a, b) = self.pair;
+            let line = format!(
+                "  {a}v{b}: checkpoint {} written in {:.1} s",
+                describe(at, self.layers),
+                writing.elapsed().as_secs_f64()
+            );
+            match progress {
+                Some(progress) => progress.say(&line),
+                None => eprintln!("{line}"),
+            }
+        }
+        if let Some(last) = self.run.stop_after
+            && self.written >= last
+        {
+            bail!(
+                "stopped after checkpoint {last} {}, as asked",
+                describe(at, self.layers)
+            );
+        }
+        Ok(())
+    }
+
+    /// Between two passes: saves the state when a checkpoint is due.
+    fn between_passes(&mut self, next: u8, codes: &[Vec<AtomicU8>]) -> Result<()> {
+        if self.due().is_some_and(|due| Instant::now() >= due) {
+            self.save(ResumePoint::start_of(Pass::Distance(next)), codes, None)?;
+        }
+        Ok(())
+    }
+}
+
+/// Where a solve stands, in words: `before distance 4`, `in distance 1 of 5v3 at class
+/// 123 of 456`.
+fn describe(at: ResumePoint, layers: &[(usize, usize)]) -> String {
+    let pass = match at.pass {
+        Pass::First => "the first pass".to_string(),
+        Pass::Distance(distance) if at.slot == 0 && at.entry == 0 => {
+            return format!("before distance {distance}");
+        }
+        Pass::Distance(distance) => format!("distance {distance}"),
+    };
+    let (x, y) = layers[at.slot];
+    format!("in {pass} of {x}v{y} at class {}", at.entry)
 }
 
 /// Solves `(a, b)` and `(b, a)` (one layer when `a == b`), given every smaller layer, by
 /// retrograde analysis: a first pass decides the positions that must capture or cannot
 /// move; then, distance by distance, each newly decided class is passed back to its
 /// predecessors by a paika (found by undoing the opponent's step). Resumes from the pair's
-/// checkpoint when `run` has a folder and one is there; writes checkpoints as `run` says.
+/// checkpoint when `run` has a folder and one is there; writes checkpoints as `run` says,
+/// between passes and inside them.
 fn solve_pair(
     a: usize,
     b: usize,
@@ -684,74 +831,97 @@ fn solve_pair(
         },
         None => None,
     };
-    let first_distance = resumed.as_ref().map(|r| r.next);
-    let codes = match resumed {
-        Some(resumed) => resumed.codes,
-        None => sizes
-            .iter()
-            .map(|&size| {
-                std::iter::repeat_with(|| AtomicU8::new(OPEN))
-                    .take(size as usize)
-                    .collect()
-            })
-            .collect(),
+    let was_resumed = resumed.is_some();
+    let (start, codes) = match resumed {
+        Some(resumed) => (resumed.at, resumed.codes),
+        None => (
+            ResumePoint::start_of(Pass::First),
+            sizes
+                .iter()
+                .map(|&size| {
+                    std::iter::repeat_with(|| AtomicU8::new(OPEN))
+                        .take(size as usize)
+                        .collect()
+                })
+                .collect(),
+        ),
     };
     let solver = PairSolver {
         codes,
         classes,
-        layers,
+        layers: layers.clone(),
         smaller,
         chain_rule: rules.chain_rule,
         board: rules.board,
     };
+    if show && was_resumed {
+        eprintln!(
+            "  {a}v{b}: resumed from its checkpoint, {}",
+            describe(start, &layers)
+        );
+    }
     let started = Instant::now();
-    let mut saved = Instant::now();
-    // Saves the state before the pass of `next`, when it is time to; in tests, stops.
-    let mut between_passes = |next: u8| -> Result<()> {
-        if let Some((dir, every)) = run.checkpoints
-            && saved.elapsed() >= every
-        {
-            let writing = Instant::now();
-            pair_checkpoint::save(dir, rules, (a, b), next, &solver.codes)?;
-            saved = Instant::now();
-            if show {
-                eprintln!(
-                    "  {a}v{b}: checkpoint before distance {next} written in {:.1} s",
-                    writing.elapsed().as_secs_f64()
+    let mut checkpoints = Checkpointer {
+        run,
+        rules,
+        pair: (a, b),
+        layers: &layers,
+        last: Instant::now(),
+        written: 0,
+    };
+    // Runs one pass's `work` over the layers from `from` on, pausing for checkpoints.
+    let sweep = |from: ResumePoint,
+                 checkpoints: &mut Checkpointer,
+                 work: &(dyn Fn(usize, std::ops::Range<u64>) + Sync)|
+     -> Result<()> {
+        for (slot, &(x, y)) in layers.iter().enumerate().skip(from.slot) {
+            let size = solver.classes[slot].len();
+            let mut entry = if slot == from.slot { from.entry } else { 0 };
+            let label = match from.pass {
+                Pass::First => format!("{x}v{y} first pass"),
+                Pass::Distance(distance) => format!("{x}v{y} distance {distance}"),
+            };
+            let mut progress = SweepProgress::new(show.then_some(label), entry..size);
+            while entry < size {
+                entry = parallel_chunks(
+                    entry..size,
+                    run.threads,
+                    checkpoints.due(),
+                    &mut progress,
+                    &|range| work(slot, range),
                 );
+                if entry < size {
+                    let at = ResumePoint {
+                        pass: from.pass,
+                        slot,
+                        entry,
+                    };
+                    checkpoints.save(at, &solver.codes, Some(&progress))?;
+                }
             }
-        }
-        if run.stop_after.is_some_and(|last| next > last) {
-            bail!("stopped before distance {next}, as asked");
+            progress.finish();
         }
         Ok(())
     };
-    let mut distance = match first_distance {
-        Some(next) => {
-            if show {
-                eprintln!("  {a}v{b}: resumed from its checkpoint, at distance {next}");
-            }
-            next
-        }
-        None => {
-            for (slot, &(x, y)) in solver.layers.iter().enumerate() {
-                let label = format!("{x}v{y} first pass");
-                parallel_chunks(
-                    solver.classes[slot].len(),
-                    run.threads,
-                    show.then_some(&*label),
-                    |range| solver.classify(slot, range),
-                );
-            }
+    let mut distance = match start.pass {
+        Pass::Distance(distance) => distance,
+        Pass::First => {
+            sweep(start, &mut checkpoints, &|slot, range| {
+                solver.classify(slot, range)
+            })?;
             if show {
                 eprintln!(
                     "  {a}v{b}: captures and blocked positions decided in {:.1} s",
                     started.elapsed().as_secs_f64()
                 );
             }
-            between_passes(0)?;
+            checkpoints.between_passes(0, &solver.codes)?;
             0
         }
+    };
+    let mut from = match start.pass {
+        Pass::Distance(_) => start,
+        Pass::First => ResumePoint::start_of(Pass::Distance(0)),
     };
     // A pass decides classes one turn further than it reads. The byte holds distances
     // below `near`; the classes of the longest lines are passed on from a list instead.
@@ -759,19 +929,11 @@ fn solve_pair(
         if distance + 1 >= run.near {
             break solver.pass_far(distance);
         }
-        let passed = AtomicU64::new(0);
-        for (slot, &(x, y)) in solver.layers.iter().enumerate() {
-            let label = format!("{x}v{y} distance {distance}");
-            parallel_chunks(
-                solver.classes[slot].len(),
-                run.threads,
-                show.then_some(&*label),
-                |range| {
-                    let n = solver.retract(slot, range, distance);
-                    passed.fetch_add(n, Ordering::Relaxed);
-                },
-            );
-        }
+        let passed = AtomicU64::new(solver.passed_before(from, distance));
+        sweep(from, &mut checkpoints, &|slot, range| {
+            let n = solver.retract(slot, range, distance);
+            passed.fetch_add(n, Ordering::Relaxed);
+        })?;
         let passed = passed.into_inner();
         if show && passed > 0 {
             eprintln!(
@@ -785,7 +947,8 @@ fn solve_pair(
             break vec![HashMap::new(); solver.layers.len()];
         }
         distance += 1;
-        between_passes(distance)?;
+        from = ResumePoint::start_of(Pass::Distance(distance));
+        checkpoints.between_passes(distance, &solver.codes)?;
     };
     // Classes still open are draws, as their bytes read (see [`value_of_byte`]).
     if show && far.iter().any(|layer| !layer.is_empty()) {
@@ -798,7 +961,7 @@ fn solve_pair(
         );
     }
     Ok(SolvedPair {
-        resumed: first_distance.is_some(),
+        resumed: was_resumed,
         near: run.near,
         layers: solver.classes.into_iter().zip(solver.codes).collect(),
         far,
@@ -1032,31 +1195,52 @@ mod tests {
             build_pairs(&short, 4, &rules, &PairRun { near: 3, ..plain }, None).unwrap();
             same_files(&whole, &short);
 
-            // 2v2 stopped before its distance 4, a checkpoint written after every pass,
+            // 2v2 stopped after its n-th checkpoint, one written after every chunk of two
+            // and every pass (in the first pass, inside and between distance passes),
             // then resumed from it.
             let stopped = temp_dir(&format!("stopped-{board}"));
             build(&stopped, 4, &rules, 2, Progress::Quiet).unwrap();
-            for kind in [Kind::Wdl, Kind::Distance] {
-                fs::remove_file(stopped.join(table_file_name(board, kind, 2, 2))).unwrap();
-            }
-            let stopping = PairRun {
-                checkpoints: Some((&stopped, Duration::ZERO)),
-                stop_after: Some(3),
-                ..plain
-            };
-            let error = build_pairs(&stopped, 4, &rules, &stopping, None).unwrap_err();
-            assert!(format!("{error:#}").contains("stopped before distance 4"));
             let checkpoint = pair_checkpoint::checkpoint_path(&stopped, board, (2, 2));
-            assert!(checkpoint.exists());
-            let resuming = PairRun {
-                checkpoints: Some((&stopped, Duration::from_secs(3600))),
-                ..plain
-            };
-            let report = build_pairs(&stopped, 4, &rules, &resuming, None).unwrap();
-            assert_eq!(report.resumed, vec![(2, 2)]);
-            assert_eq!(report.solved, vec![(2, 2)]);
-            assert!(!checkpoint.exists());
-            same_files(&whole, &stopped);
+            let mut inside_passes = 0;
+            // On Tsivy a pass takes four checkpoints (three inside it): 115 stops distance
+            // 27 before its last chunk, which has nothing left to pass on.
+            for n in [1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 115, 1000] {
+                for kind in [Kind::Wdl, Kind::Distance] {
+                    fs::remove_file(stopped.join(table_file_name(board, kind, 2, 2))).unwrap();
+                }
+                let stopping = PairRun {
+                    checkpoints: Some((&stopped, Duration::ZERO)),
+                    stop_after: Some(n),
+                    ..plain
+                };
+                let Err(error) = build_pairs(&stopped, 4, &rules, &stopping, None) else {
+                    // Fewer checkpoints than n in all (Dimy's small layers).
+                    assert!(n > 13, "{board}: only {n} checkpoints");
+                    same_files(&whole, &stopped);
+                    break;
+                };
+                let error = format!("{error:#}");
+                assert!(
+                    error.contains(&format!("stopped after checkpoint {n}")),
+                    "{error}"
+                );
+                if error.contains(" at class ") {
+                    inside_passes += 1;
+                }
+                assert!(checkpoint.exists());
+                let resuming = PairRun {
+                    checkpoints: Some((&stopped, Duration::from_secs(3600))),
+                    ..plain
+                };
+                let report = build_pairs(&stopped, 4, &rules, &resuming, None).unwrap();
+                assert_eq!(report.resumed, vec![(2, 2)]);
+                assert_eq!(report.solved, vec![(2, 2)]);
+                assert!(!checkpoint.exists());
+                same_files(&whole, &stopped);
+            }
+            if board == Board::Tsivy {
+                assert!(inside_passes >= 4, "{inside_passes} stops inside a pass");
+            }
             for dir in [whole, short, stopped] {
                 fs::remove_dir_all(dir).unwrap();
             }

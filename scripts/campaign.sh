@@ -18,6 +18,12 @@
 #       store, each checked on the way: a store lost with its machine comes back from
 #       them. Run it first on a new machine; it adds nothing when the store has them.
 #
+#   scripts/campaign.sh adopt [options] [names or prefixes...]
+#       Copies the proofs the runs wrote (NAME.proof in the campaign folder) of the
+#       chosen positions into proofs/tsivy/ (or --into DIR), each checked first over
+#       the tables the campaign rests on, and prints the row of each for proofs/README.md. Committed, a result outlives
+#       the machine's data folder (`seed` brings it back).
+#
 #   scripts/campaign.sh run [options] [names or prefixes...]
 #       Runs the jobs here, one after the other, and appends a row for each to
 #       `log.tsv` in the campaign folder. A job that ends (proved, or out of time)
@@ -36,7 +42,8 @@
 # pairs are built), --data DIR (the campaign folder: $VATO_CAMPAIGN, else
 # vato/campaign in the data folder), --list FILE (scripts/ladder.txt), --keep (`run`
 # keeps the checkpoints of a job that ends open, a GiB or more each, so that the next
-# run goes on where it stopped, a defence half-written included).
+# run goes on where it stopped, a defence half-written included), --into DIR (where
+# `adopt` copies the proofs: proofs/tsivy).
 #
 # The binary is $VATO, else target/release/vato under the repository root.
 set -euo pipefail
@@ -54,6 +61,7 @@ tables=""
 table_stones=7
 guide_stones=""
 keep=""
+into="$root/proofs/tsivy"
 select=()
 
 # shellcheck source=scripts/lib/ladder-list.sh
@@ -67,7 +75,7 @@ die() {
 parse() {
     while (($#)); do
         case "$1" in
-        --time | --memory | --threads | --ask | --store | --tablebase-path | --tablebase-stones | --guide-stones | --data | --list)
+        --time | --memory | --threads | --ask | --store | --tablebase-path | --tablebase-stones | --guide-stones | --data | --list | --into)
             (($# >= 2)) || die "$1 needs a value"
             case "$1" in
             --time) time_limit="$2" ;;
@@ -80,6 +88,7 @@ parse() {
             --guide-stones) guide_stones="$2" ;;
             --data) data="$2" ;;
             --list) list="$2" ;;
+            --into) into="$2" ;;
             esac
             shift 2
             ;;
@@ -222,14 +231,41 @@ seed() {
     "$vato" solve --merge-store "${proofs[@]}" "${options[@]}" </dev/null
 }
 
+adopt() {
+    local -a options
+    shared_options options
+    local name fen _moves adopted=0
+    while IFS=$'\t' read -r name fen _moves; do
+        local proof="$data/$name.proof"
+        [[ -f "$proof" ]] || continue
+        local text
+        text="$("$vato" solve --check "$proof" "${options[@]}" 2>&1 </dev/null)" ||
+            die "$proof does not check: $text"
+        # proof ok: CLAIM in FEN (N positions followed, T turns, tables up to 7 stones) time S
+        local claim followed turns seconds bytes
+        claim="$(sed -E 's/^proof ok: (.*) in [^ ]+ [wb] [0-9]+ [0-9]+ \(.*/\1/' <<<"$text")"
+        followed="$(sed -E 's/.*\(([0-9 +]+) positions followed.*/\1/' <<<"$text")"
+        turns="$(sed -E 's/.* followed, ([0-9 +]+) turns,.*/\1/' <<<"$text")"
+        seconds="$(sed -E 's/.* time ([0-9.]+)$/\1/' <<<"$text")"
+        bytes="$(wc -c <"$proof" | tr -d ' ')"
+        mkdir -p "$into"
+        cp "$proof" "$into/$name.proof.partial"
+        mv "$into/$name.proof.partial" "$into/$name.proof"
+        printf '| `%s` | `%s` | %s | %s | %s | %s | %s s |\n' \
+            "$name" "$fen" "$claim" "$turns" "$bytes" "$followed" "$seconds"
+        adopted=$((adopted + 1))
+    done < <(chosen)
+    echo "$adopted proofs copied to $into (rows above for proofs/README.md)" >&2
+}
+
 usage() {
-    echo "Usage: scripts/campaign.sh status|jobs|run|seed [--time S] [--memory MB] [--threads N] [--store DIR] [--tablebase-path DIR] [--tablebase-stones N] [--guide-stones N] [--data DIR] [--list FILE] [names or prefixes...]"
+    echo "Usage: scripts/campaign.sh status|jobs|run|seed|adopt [--time S] [--memory MB] [--threads N] [--store DIR] [--tablebase-path DIR] [--tablebase-stones N] [--guide-stones N] [--data DIR] [--list FILE] [--into DIR] [names or prefixes...]"
 }
 
 action="${1:-}"
 (($#)) && shift
 case "$action" in
-status | jobs | run | seed)
+status | jobs | run | seed | adopt)
     parse "$@"
     "$action"
     ;;

@@ -331,6 +331,20 @@ fn the_campaign_runs_a_rung_into_its_store_and_then_finds_it_proven() {
     );
     assert_eq!(campaign("jobs", &[rung]), "", "nothing left to do");
 
+    // Adopted: checked, copied where the repository keeps proofs, with its README row.
+    let into = base.join("into");
+    let row = campaign("adopt", &["--into", into.to_str().unwrap(), rung]);
+    assert!(
+        row.starts_with("| `second-d3e3W-c4c3Ad3W` | `BBBBBBBBB/BB1BBBBBB/B2BWBWBW/WW1WWWWWW/WW1WWWWWW w 0 2` | win for white | ")
+            && row.ends_with(" s |\n")
+            && row.lines().count() == 1,
+        "{row}"
+    );
+    assert_eq!(
+        std::fs::read(into.join("second-d3e3W-c4c3Ad3W.proof")).unwrap(),
+        std::fs::read(base.join("data/second-d3e3W-c4c3Ad3W.proof")).unwrap()
+    );
+
     // The store lost, its proof brings it back.
     std::fs::remove_dir_all(base.join("store")).unwrap();
     assert!(campaign("status", &[rung]).starts_with("second-d3e3W-c4c3Ad3W\topen\n"));

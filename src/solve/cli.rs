@@ -449,10 +449,12 @@ fn check_proof(args: &SolveArgs, file: &Path, out: &mut impl Write) -> Result<()
     let positions: Vec<String> = checked.positions.iter().map(|n| n.to_string()).collect();
     writeln!(
         out,
-        "proof ok: {} in {} ({} positions followed, tables up to {} stones) time {:.3}",
+        "proof ok: {} in {} ({} positions followed, {} turns, tables up to {} stones) \
+         time {:.3}",
         certificate.claim(),
         certificate.root,
         positions.join(" + "),
+        certificate.turn_counts(),
         certificate.table_stones,
         started.elapsed().as_secs_f64()
     )?;

@@ -175,6 +175,11 @@ pub(super) struct Search<'a> {
     /// Whose checkpoint the table is.
     owner: Owner,
     last_saved: Instant,
+    /// The node count when the table last matched its checkpoint file (read from it or
+    /// written to it); `None` once it holds something the file does not. A save with
+    /// nothing new is skipped: a run resumed into writing a strategy would otherwise
+    /// write GBs of the same table again.
+    saved_at_nodes: Option<u64>,
     pub(super) rules: Rules,
     tables: Option<&'a Tablebase>,
     pub(super) prover: Color,
@@ -515,8 +520,11 @@ impl Search<'_> {
 
     /// Saves the table; a failure is reported and the search goes on.
     pub(super) fn save(&mut self, checkpoint: Checkpoint<'_>) {
-        if let Err(e) = save(checkpoint.path, self.owner, &self.table) {
-            tracing::warn!("{e:#}");
+        if self.saved_at_nodes != Some(self.nodes) || !checkpoint.path.exists() {
+            match save(checkpoint.path, self.owner, &self.table) {
+                Ok(()) => self.saved_at_nodes = Some(self.nodes),
+                Err(e) => tracing::warn!("{e:#}"),
+            }
         }
         self.last_saved = Instant::now();
     }
@@ -584,6 +592,7 @@ impl<'a> Search<'a> {
     ) -> Result<Search<'a>> {
         let owner = Owner::of(root, &rules, query.prover, budget.guide_stones());
         let mut table = ProofTable::new(budget.table_mb);
+        let mut saved_at_nodes = None;
 
         if let Some(checkpoint) = budget.checkpoint
             && let Some((saved, entries)) = load(checkpoint.path)?
@@ -609,11 +618,13 @@ impl<'a> Search<'a> {
                 for entry in entries {
                     table.restore(entry);
                 }
+                saved_at_nodes = Some(0);
             }
         }
         Ok(Search {
             owner,
             last_saved: Instant::now(),
+            saved_at_nodes,
             rules,
             tables,
             prover: query.prover,
@@ -643,6 +654,7 @@ impl<'a> Search<'a> {
     /// the side to move) where no collision replaces it.
     pub(super) fn keep_decided(&mut self, key: u64, phi: u32, delta: u32) {
         self.table.put(key, phi, delta, u64::MAX / 2);
+        self.saved_at_nodes = None;
     }
 
     /// Whether the budget has run out, looked at now.
@@ -693,5 +705,56 @@ impl<'a> Search<'a> {
         }
         self.started = Instant::now();
         self.budget.nodes = self.budget.nodes.map(|n| self.nodes.saturating_add(n));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+
+    /// A save with nothing searched since the table matched its file writes nothing; a
+    /// save after more nodes writes the table again, and so does a search read back.
+    #[test]
+    fn a_save_with_nothing_new_leaves_the_file_alone() {
+        let dir = std::env::temp_dir().join(format!("vato-dfpn-save-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("table.checkpoint");
+        let checkpoint = Checkpoint {
+            path: &path,
+            every: Duration::from_secs(3600),
+        };
+        let stop = AtomicBool::new(false);
+        let budget = Budget {
+            checkpoint: Some(checkpoint),
+            ..Budget::until(&stop)
+        };
+        let root: Position = "9/B7B/9/6W1W/9 w 0 1".parse().unwrap();
+        let query = Query {
+            prover: Color::White,
+        };
+        let mut search = Search::new(&root, Rules::default(), None, query, budget, false).unwrap();
+        search.probe(&root, 500);
+        search.save(checkpoint);
+        let written = std::fs::read(&path).unwrap();
+        std::fs::write(&path, b"left alone").unwrap();
+        search.save(checkpoint);
+        assert_eq!(std::fs::read(&path).unwrap(), b"left alone");
+        search.probe(&root, 500);
+        search.save(checkpoint);
+        let again = std::fs::read(&path).unwrap();
+        assert_ne!(again, b"left alone");
+
+        // Read back, the table matches its file: nothing to write until it grows.
+        std::fs::write(&path, &written).unwrap();
+        let mut resumed = Search::new(&root, Rules::default(), None, query, budget, false).unwrap();
+        std::fs::write(&path, b"left alone").unwrap();
+        resumed.save(checkpoint);
+        assert_eq!(std::fs::read(&path).unwrap(), b"left alone");
+        resumed.keep_decided(12345, 0, INFINITE);
+        resumed.save(checkpoint);
+        assert_ne!(std::fs::read(&path).unwrap(), b"left alone");
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

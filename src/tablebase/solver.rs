@@ -787,7 +787,7 @@ impl Checkpointer<'_> {
 }
 
 /// Where a solve stands, in words: `before distance 4`, `in distance 1 of 5v3 at class
-/// 123 of 456`.
+/// 123`.
 fn describe(at: ResumePoint, layers: &[(usize, usize)]) -> String {
     let pass = match at.pass {
         Pass::First => "the first pass".to_string(),
@@ -849,7 +849,7 @@ fn solve_pair(
     let solver = PairSolver {
         codes,
         classes,
-        layers: layers.clone(),
+        layers,
         smaller,
         chain_rule: rules.chain_rule,
         board: rules.board,
@@ -857,7 +857,7 @@ fn solve_pair(
     if show && was_resumed {
         eprintln!(
             "  {a}v{b}: resumed from its checkpoint, {}",
-            describe(start, &layers)
+            describe(start, &solver.layers)
         );
     }
     let started = Instant::now();
@@ -865,7 +865,7 @@ fn solve_pair(
         run,
         rules,
         pair: (a, b),
-        layers: &layers,
+        layers: &solver.layers,
         last: Instant::now(),
         written: 0,
     };
@@ -874,7 +874,7 @@ fn solve_pair(
                  checkpoints: &mut Checkpointer,
                  work: &(dyn Fn(usize, std::ops::Range<u64>) + Sync)|
      -> Result<()> {
-        for (slot, &(x, y)) in layers.iter().enumerate().skip(from.slot) {
+        for (slot, &(x, y)) in solver.layers.iter().enumerate().skip(from.slot) {
             let size = solver.classes[slot].len();
             let mut entry = if slot == from.slot { from.entry } else { 0 };
             let label = match from.pass {
@@ -903,8 +903,9 @@ fn solve_pair(
         }
         Ok(())
     };
-    let mut distance = match start.pass {
-        Pass::Distance(distance) => distance,
+    // The distance pass to run, and where in it to begin.
+    let (mut distance, mut from) = match start.pass {
+        Pass::Distance(distance) => (distance, start),
         Pass::First => {
             sweep(start, &mut checkpoints, &|slot, range| {
                 solver.classify(slot, range)
@@ -916,12 +917,8 @@ fn solve_pair(
                 );
             }
             checkpoints.between_passes(0, &solver.codes)?;
-            0
+            (0, ResumePoint::start_of(Pass::Distance(0)))
         }
-    };
-    let mut from = match start.pass {
-        Pass::Distance(_) => start,
-        Pass::First => ResumePoint::start_of(Pass::Distance(0)),
     };
     // A pass decides classes one turn further than it reads. The byte holds distances
     // below `near`; the classes of the longest lines are passed on from a list instead.

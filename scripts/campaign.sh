@@ -231,6 +231,23 @@ seed() {
     "$vato" solve --merge-store "${proofs[@]}" "${options[@]}" </dev/null
 }
 
+# The README's words for a checked claim ("win for black" with White to move is a loss).
+value_words() {
+    case "$1" in
+        "win for white" | "loss for black") echo "White wins" ;;
+        "win for black" | "loss for white") echo "Black wins" ;;
+        "draw for "*) echo "draw" ;;
+        "draw or better for white") echo "White does not lose" ;;
+        "draw or better for black") echo "Black does not lose" ;;
+        *) echo "$1" ;;
+    esac
+}
+
+# Whole numbers in the text with thousands separators, as the README writes them.
+grouped() {
+    sed -E ':again; s/(^|[^0-9.])([0-9]+)([0-9]{3})/\1\2,\3/; t again' <<<"$1"
+}
+
 adopt() {
     local -a options
     shared_options options
@@ -252,7 +269,8 @@ adopt() {
         cp "$proof" "$into/$name.proof.partial"
         mv "$into/$name.proof.partial" "$into/$name.proof"
         printf '| `%s` | `%s` | %s | %s | %s | %s | %s s |\n' \
-            "$name" "$fen" "$claim" "$turns" "$bytes" "$followed" "$seconds"
+            "$name" "$fen" "$(value_words "$claim")" "$(grouped "$turns")" \
+            "$(grouped "$bytes")" "$(grouped "$followed")" "$seconds"
         adopted=$((adopted + 1))
     done < <(chosen)
     echo "$adopted proofs copied to $into (rows above for proofs/README.md)" >&2

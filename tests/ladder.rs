@@ -335,7 +335,7 @@ fn the_campaign_runs_a_rung_into_its_store_and_then_finds_it_proven() {
     let into = base.join("into");
     let row = campaign("adopt", &["--into", into.to_str().unwrap(), rung]);
     assert!(
-        row.starts_with("| `second-d3e3W-c4c3Ad3W` | `BBBBBBBBB/BB1BBBBBB/B2BWBWBW/WW1WWWWWW/WW1WWWWWW w 0 2` | win for white | ")
+        row.starts_with("| `second-d3e3W-c4c3Ad3W` | `BBBBBBBBB/BB1BBBBBB/B2BWBWBW/WW1WWWWWW/WW1WWWWWW w 0 2` | White wins | ")
             && row.ends_with(" s |\n")
             && row.lines().count() == 1,
         "{row}"

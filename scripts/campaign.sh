@@ -42,7 +42,8 @@
 # pairs are built), --data DIR (the campaign folder: $VATO_CAMPAIGN, else
 # vato/campaign in the data folder), --list FILE (scripts/ladder.txt), --keep (`run`
 # keeps the checkpoints of a job that ends open, a GiB or more each, so that the next
-# run goes on where it stopped, a defence half-written included), --into DIR (where
+# run goes on where it stopped, a defence half-written included), --exact (the names
+# given are whole names, not prefixes: `line-2` is not `line-20`), --into DIR (where
 # `adopt` copies the proofs: proofs/tsivy).
 #
 # The binary is $VATO, else target/release/vato under the repository root.
@@ -61,6 +62,7 @@ tables=""
 table_stones=7
 guide_stones=""
 keep=""
+exact=""
 into="$root/proofs/tsivy"
 select=()
 
@@ -96,6 +98,10 @@ parse() {
             keep=1
             shift
             ;;
+        --exact)
+            exact=1
+            shift
+            ;;
         --*) die "unknown option '$1'" ;;
         *)
             select+=("$1")
@@ -118,7 +124,19 @@ shared_options() {
 
 # Prints `name<TAB>fen<TAB>turns` for each chosen position of the list.
 chosen() {
-    ladder_positions "$list" "${select[@]}"
+    if [[ -n "$exact" ]]; then
+        local name fen moves word
+        while IFS=$'\t' read -r name fen moves; do
+            for word in "${select[@]}"; do
+                if [[ "$name" == "$word" ]]; then
+                    printf '%s\t%s\t%s\n' "$name" "$fen" "$moves"
+                    break
+                fi
+            done
+        done < <(ladder_positions "$list" "${select[@]}")
+    else
+        ladder_positions "$list" "${select[@]}"
+    fi
 }
 
 # What the store proves about `fen`: win, draw or loss (for the side to move), or open.
@@ -277,7 +295,7 @@ adopt() {
 }
 
 usage() {
-    echo "Usage: scripts/campaign.sh status|jobs|run|seed|adopt [--time S] [--memory MB] [--threads N] [--store DIR] [--tablebase-path DIR] [--tablebase-stones N] [--guide-stones N] [--data DIR] [--list FILE] [--into DIR] [names or prefixes...]"
+    echo "Usage: scripts/campaign.sh status|jobs|run|seed|adopt [--time S] [--memory MB] [--threads N] [--store DIR] [--tablebase-path DIR] [--tablebase-stones N] [--guide-stones N] [--data DIR] [--list FILE] [--into DIR] [--keep] [--exact] [names or prefixes...]"
 }
 
 action="${1:-}"

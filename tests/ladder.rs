@@ -477,3 +477,21 @@ fn the_committed_proofs_are_whole_and_of_the_rungs_they_are_named_for() {
     }
     assert!(files > 0, "no proofs");
 }
+
+/// Names are prefixes (`line-2` is also `line-20` and `line-24`), unless `--exact`.
+#[test]
+fn the_campaign_takes_names_as_prefixes_unless_told_they_are_exact() {
+    let names = |extra: &[&str]| -> Vec<String> {
+        run_campaign("status", &[], extra)
+            .lines()
+            .filter(|line| !line.starts_with("store "))
+            .map(|line| line.split('\t').next().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(&["line-2"]), ["line-2", "line-20", "line-24"]);
+    assert_eq!(
+        names(&["--exact", "second-d3e3W-c4c3A", "line-2"]),
+        ["line-2", "second-d3e3W-c4c3A"]
+    );
+    assert_eq!(names(&["--exact", "line"]), Vec::<String>::new());
+}

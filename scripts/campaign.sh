@@ -124,19 +124,7 @@ shared_options() {
 
 # Prints `name<TAB>fen<TAB>turns` for each chosen position of the list.
 chosen() {
-    if [[ -n "$exact" ]]; then
-        local name fen moves word
-        while IFS=$'\t' read -r name fen moves; do
-            for word in "${select[@]}"; do
-                if [[ "$name" == "$word" ]]; then
-                    printf '%s\t%s\t%s\n' "$name" "$fen" "$moves"
-                    break
-                fi
-            done
-        done < <(ladder_positions "$list" "${select[@]}")
-    else
-        ladder_positions "$list" "${select[@]}"
-    fi
+    ladder_positions "$list" ${exact:+--exact} "${select[@]}"
 }
 
 # What the store proves about `fen`: win, draw or loss (for the side to move), or open.

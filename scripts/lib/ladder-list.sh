@@ -3,17 +3,27 @@
 # scripts/campaign.sh: sourced, not run.
 
 # Prints `name<TAB>position<TAB>turns` for each position of the list FILE whose name
-# starts with one of the words given (every position when none is).
+# starts with one of the words given (every position when none is); after `--exact`,
+# whose name is one of them (none when none is).
 ladder_positions() {
-    local file="$1"
+    local file="$1" exact=""
     shift
+    if [[ "${1:-}" == --exact ]]; then
+        exact=1
+        shift
+        (($#)) || return 0 # no whole name given: none, not every position
+    fi
     local name fen moves word hit
     while IFS=$'\t' read -r name fen moves; do
         [[ -z "$name" || "$name" == \#* ]] && continue
         if (($#)); then
             hit=""
             for word in "$@"; do
-                [[ "$name" == "$word"* ]] && hit=1
+                if [[ -n "$exact" ]]; then
+                    [[ "$name" == "$word" ]] && hit=1
+                else
+                    [[ "$name" == "$word"* ]] && hit=1
+                fi
             done
             [[ -n "$hit" ]] || continue
         fi

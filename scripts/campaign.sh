@@ -44,7 +44,9 @@
 # keeps the checkpoints of a job that ends open, a GiB or more each, so that the next
 # run goes on where it stopped, a defence half-written included), --exact (the names
 # given are whole names, not prefixes: `line-2` is not `line-20`), --into DIR (where
-# `adopt` copies the proofs: proofs/tsivy).
+# `adopt` copies the proofs: proofs/tsivy), --method M (dfpn: `vato solve --method`;
+# with `exits` the defender must force its way into the tables, which only shows "does
+# not win" and keeps its checkpoints apart, as NAME.exits.checkpoint).
 #
 # The binary is $VATO, else target/release/vato under the repository root.
 set -euo pipefail
@@ -56,6 +58,7 @@ data="${VATO_CAMPAIGN:-${XDG_DATA_HOME:-$HOME/.local/share}/vato/campaign}"
 time_limit=600
 memory=6144
 threads=2
+method=dfpn
 ask=""
 store=""
 tables=""
@@ -77,12 +80,13 @@ die() {
 parse() {
     while (($#)); do
         case "$1" in
-        --time | --memory | --threads | --ask | --store | --tablebase-path | --tablebase-stones | --guide-stones | --data | --list | --into)
+        --time | --memory | --threads | --method | --ask | --store | --tablebase-path | --tablebase-stones | --guide-stones | --data | --list | --into)
             (($# >= 2)) || die "$1 needs a value"
             case "$1" in
             --time) time_limit="$2" ;;
             --memory) memory="$2" ;;
             --threads) threads="$2" ;;
+            --method) method="$2" ;;
             --ask) ask="$2" ;;
             --store) store="$2" ;;
             --tablebase-path) tables="$2" ;;
@@ -164,14 +168,25 @@ status() {
     printf 'store %s: %s segments, %s bytes\n' "$dir" "$segments" "$bytes"
 }
 
+# The checkpoint of the job for one position: a search of another method answers another
+# question, so its table is kept apart.
+checkpoint_of() {
+    local name="$1"
+    if [[ "$method" == dfpn ]]; then
+        echo "$data/$name.checkpoint"
+    else
+        echo "$data/$name.$method.checkpoint"
+    fi
+}
+
 # The command line of the job for one position, quoted for a shell.
 job() {
     local name="$1" fen="$2"
     local -a options solve
     shared_options options
     solve=("$vato" solve --fen "$fen" --time "$time_limit" --memory "$memory"
-        --threads "$threads" --checkpoint "$data/$name.checkpoint" --checkpoint-every 600
-        --proof "$data/$name.proof" --compact "${options[@]}")
+        --threads "$threads" --method "$method" --checkpoint "$(checkpoint_of "$name")"
+        --checkpoint-every 600 --proof "$data/$name.proof" --compact "${options[@]}")
     [[ -n "$guide_stones" ]] && solve+=(--guide-stones "$guide_stones")
     [[ -n "$ask" ]] && solve+=(--ask "$ask")
     printf '%q ' "${solve[@]}"
@@ -213,7 +228,9 @@ run() {
         text="$(eval "$(job "$name" "$fen")" 2>"$data/$name.err" </dev/null)" || status=$?
         local first="${text%%$'\n'*}"
         if [[ -z "$keep" ]]; then
-            rm -f "$data/$name".checkpoint{,.defence,.second,.second.defence}
+            local checkpoint
+            checkpoint="$(checkpoint_of "$name")"
+            rm -f "$checkpoint"{,.defence,.second,.second.defence}
         fi
         [[ "$first" == *" nodes "* ]] || die "solve failed on $name (exit $status): $(head -c 300 "$data/$name.err")"
         local nodes seconds open
@@ -283,7 +300,7 @@ adopt() {
 }
 
 usage() {
-    echo "Usage: scripts/campaign.sh status|jobs|run|seed|adopt [--time S] [--memory MB] [--threads N] [--store DIR] [--tablebase-path DIR] [--tablebase-stones N] [--guide-stones N] [--data DIR] [--list FILE] [--into DIR] [--keep] [--exact] [names or prefixes...]"
+    echo "Usage: scripts/campaign.sh status|jobs|run|seed|adopt [--time S] [--memory MB] [--threads N] [--method M] [--store DIR] [--tablebase-path DIR] [--tablebase-stones N] [--guide-stones N] [--data DIR] [--list FILE] [--into DIR] [--keep] [--exact] [names or prefixes...]"
 }
 
 action="${1:-}"

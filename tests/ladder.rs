@@ -318,6 +318,13 @@ fn the_campaign_runs_a_rung_into_its_store_and_then_finds_it_proven() {
     let rung = "second-d3e3W-c4c3Ad3W";
     assert!(campaign("status", &[rung]).starts_with("second-d3e3W-c4c3Ad3W\topen\n"));
     assert!(campaign("jobs", &[rung]).contains("second-d3e3W-c4c3Ad3W.checkpoint"));
+    // Another method keeps its table apart: its values answer another question.
+    let exits = campaign("jobs", &["--method", "exits", rung]);
+    assert!(
+        exits.contains("--method exits")
+            && exits.contains("second-d3e3W-c4c3Ad3W.exits.checkpoint"),
+        "{exits}"
+    );
     let options = ["--time", "30", "--memory", "64", "--threads", "1", rung];
     let ran = campaign("run", &options);
     assert!(ran.contains("\tsecond-d3e3W-c4c3Ad3W\twin\t"), "{ran}");

@@ -261,6 +261,12 @@ fn a_stopped_solve_goes_on_from_its_checkpoint() {
         !ok && error.contains("--guide-stones") && error.trim().lines().count() == 1,
         "{error}"
     );
+    // Nor does a search of another method, whose values answer another question.
+    let (ok, _, error) = vato_solve(&["--fen", fen, "--checkpoint", file, "--method", "exits"]);
+    assert!(
+        !ok && error.contains("--method") && error.trim().lines().count() == 1,
+        "{error}"
+    );
 }
 
 #[test]
@@ -934,6 +940,69 @@ fn a_defence_stopped_half_written_goes_on_from_where_it_stopped() {
 
 /// One question asked alone (`--ask`): a proof gives the value, a disproof one side's
 /// result, which joins the store as such.
+/// `--method exits` shows only what a defence forcing its way into the tables holds: it
+/// never calls a position won or lost, every draw it shows is one by the tables, with a
+/// proof the checker accepts, and a draw held only by going round the same positions
+/// stays open.
+#[test]
+fn the_exits_method_shows_only_draws_that_force_their_way_into_the_tables() {
+    let board = Board::Tsivy;
+    let rules = rules_on(board);
+    let all = Tablebase::open(tables_dir(board), rules, 3).unwrap();
+    let leaves = Tablebase::open(tables_dir(board), rules, 2).unwrap();
+    let stop = AtomicBool::new(false);
+    let budget = Budget {
+        nodes: Some(1_000_000),
+        table_mb: 16,
+        proof: true,
+        method: Method::Exits,
+        ..Budget::until(&stop)
+    };
+    let (mut draws, mut open) = (0, 0);
+    for position in sample(board, 3, 60) {
+        let solved = solve_on_own_stack(&position, rules, Some(&leaves), budget).unwrap();
+        match solved.verdict {
+            Verdict::Unknown => open += 1,
+            Verdict::Draw => {
+                draws += 1;
+                assert_eq!(expected(&all, &position), Verdict::Draw, "{position}");
+                let certificate = Certificate {
+                    root: position,
+                    rules,
+                    verdict: solved.verdict,
+                    table_stones: 2,
+                    strategies: solved.strategies.clone(),
+                };
+                if let Err(e) = vato::solve::check(&certificate, Some(&leaves)) {
+                    panic!("{position}: the proof of its draw fails: {e:#}");
+                }
+            }
+            verdict => panic!("{position}: --method exits called it a {verdict}"),
+        }
+    }
+    eprintln!("exits: {draws} draws shown, {open} open");
+    assert!(draws > 0 && open > 0, "{draws} draws, {open} open");
+
+    // One stone against one without tables: a draw that only goes round.
+    let fen = "9/9/2B6/9/6W2 w";
+    let (ok, dfpn, error) = vato_solve(&["--fen", fen, "--memory", "64"]);
+    assert!(ok && dfpn.starts_with("draw "), "{dfpn}{error}");
+    let (ok, exits, error) = vato_solve(&["--fen", fen, "--memory", "64", "--method", "exits"]);
+    assert!(ok && exits.starts_with("unknown "), "{exits}{error}");
+    // A loss: its winner's side is never shown, its loser's "does not win" is.
+    let fen = "9/B8/9/6W1W/9 b";
+    let common = ["--fen", fen, "--memory", "64", "--method", "exits"];
+    let (ok, won, error) = vato_solve(&[&common[..], &["--ask", "white"]].concat());
+    assert!(ok && won.starts_with("unknown "), "{won}{error}");
+    assert!(!won.contains("proven: "), "{won}");
+    let (ok, held, error) = vato_solve(&[&common[..], &["--ask", "black"]].concat());
+    assert!(ok && held.starts_with("unknown "), "{held}{error}");
+    assert!(
+        held.contains("\nproven: draw or better for white\n"),
+        "{held}"
+    );
+}
+
 #[test]
 fn one_question_asked_alone_gives_the_value_or_one_sides_result() {
     // Black to move loses.

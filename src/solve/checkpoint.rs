@@ -7,8 +7,10 @@
 //! 1 Dimy), the chain rule (u8: 0 optional, 1 mandatory), the prover (u8: 0 White,
 //! 1 Black), the guide's stones (u8: 0 without a guide; `vato solve --guide-stones`),
 //! the root's key (u64), the number of entries (u64), the XXH3-64
-//! checksum of the entries (u64), then each entry: key (u64), phi (u32), delta (u32), work
-//! (u64).
+//! checksum of the entries (u64), the method (u8: 0 df-pn, 1 df-pn where the defender must
+//! force its way out, `vato solve --method exits`) and 7 zero bytes, then each entry: key
+//! (u64), phi (u32), delta (u32), work (u64). Format 1, without the method and its padding,
+//! is read as df-pn's.
 
 use super::codes::{board_code, board_of, chain_code, chain_of, color_code, color_of};
 use super::table::{ProofTable, Stored};
@@ -21,8 +23,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const MAGIC: &[u8; 8] = b"VATOPNS1";
-const VERSION: u32 = 1;
-const HEADER_BYTES: usize = 40;
+const VERSION: u32 = 2;
+/// The header of format 1, which had no method.
+const HEADER_BYTES_V1: usize = 40;
+const HEADER_BYTES: usize = 48;
 const ENTRY_BYTES: usize = 24;
 
 /// Where and how often a search saves its table.
@@ -48,18 +52,29 @@ pub struct Owner {
     /// The most stones of the guide's tables (0: no guide): the table's values may rest
     /// on the guide's.
     pub guide_stones: u8,
+    /// Whether a repetition was the prover's win (`--method exits`): the table's values
+    /// answer another question then.
+    pub exits: bool,
 }
 
 impl Owner {
     /// The owner of the search of `prover`'s win from `root` under `rules`, guided by
-    /// tables of up to `guide_stones` stones (0: none).
-    pub fn of(root: &Position, rules: &Rules, prover: Color, guide_stones: u8) -> Owner {
+    /// tables of up to `guide_stones` stones (0: none), a repetition the prover's win when
+    /// `exits`.
+    pub fn of(
+        root: &Position,
+        rules: &Rules,
+        prover: Color,
+        guide_stones: u8,
+        exits: bool,
+    ) -> Owner {
         Owner {
             root: root.key(),
             board: rules.board,
             chain_rule: rules.chain_rule,
             prover,
             guide_stones,
+            exits,
         }
     }
 }
@@ -98,6 +113,8 @@ pub fn save(path: &Path, owner: Owner, table: &ProofTable) -> Result<()> {
     bytes.extend_from_slice(&owner.root.to_le_bytes());
     bytes.extend_from_slice(&((body.len() / ENTRY_BYTES) as u64).to_le_bytes());
     bytes.extend_from_slice(&checksum(&body).to_le_bytes());
+    bytes.push(u8::from(owner.exits));
+    bytes.extend_from_slice(&[0; 7]);
     bytes.extend_from_slice(&body);
     write_atomically(path, &bytes)
 }
@@ -111,14 +128,23 @@ pub fn load(path: &Path) -> Result<Option<(Owner, Vec<Stored>)>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e).with_context(|| format!("cannot read the checkpoint {name}")),
     };
-    if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
+    if bytes.len() < HEADER_BYTES_V1 || &bytes[..8] != MAGIC {
         bail!("{name} is not a solver checkpoint");
     }
     let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
     let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if version != VERSION {
-        bail!("{name}: checkpoint format {version}, this Vato reads {VERSION}");
-    }
+    let header = match version {
+        1 => HEADER_BYTES_V1,
+        VERSION if bytes.len() >= HEADER_BYTES => HEADER_BYTES,
+        VERSION => bail!("{name} is truncated or damaged"),
+        _ => bail!("{name}: checkpoint format {version}, this Vato reads 1 and {VERSION}"),
+    };
+    let exits = match (version, bytes.get(40)) {
+        (1, _) => false,
+        (_, Some(0)) => false,
+        (_, Some(1)) => true,
+        _ => bail!("{name}: unknown method in the checkpoint"),
+    };
     let board = match board_of(bytes[12]) {
         Some(board) => board,
         None => bail!("{name}: unknown board in the checkpoint"),
@@ -132,7 +158,7 @@ pub fn load(path: &Path) -> Result<Option<(Owner, Vec<Stored>)>> {
         None => bail!("{name}: unknown prover in the checkpoint"),
     };
     let (root, count, sum) = (word(16), word(24), word(32));
-    let body = &bytes[HEADER_BYTES..];
+    let body = &bytes[header..];
     if Some(body.len() as u64) != count.checked_mul(ENTRY_BYTES as u64) {
         bail!("{name} is truncated or damaged");
     }
@@ -157,7 +183,49 @@ pub fn load(path: &Path) -> Result<Option<(Owner, Vec<Stored>)>> {
             chain_rule,
             prover,
             guide_stones: bytes[15],
+            exits,
         },
         entries,
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The method comes back from a file, and a file of format 1 (no method) is read as
+    /// df-pn's, with the same entries.
+    #[test]
+    fn the_method_is_kept_and_format_1_is_read_as_dfpn() {
+        let dir = std::env::temp_dir().join(format!("vato-checkpoint-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("table.checkpoint");
+        let root: Position = "9/B7B/9/6W1W/9 w 0 1".parse().unwrap();
+        let mut table = ProofTable::new(1);
+        table.put(42, 3, 5, 7);
+        for exits in [false, true] {
+            let owner = Owner::of(&root, &Rules::default(), Color::Black, 8, exits);
+            save(&path, owner, &table).unwrap();
+            let (read, entries) = load(&path).unwrap().unwrap();
+            assert_eq!(read, owner);
+            assert_eq!(entries.len(), 1);
+        }
+        let owner = Owner::of(&root, &Rules::default(), Color::Black, 8, false);
+        save(&path, owner, &table).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        let entries = load(&path).unwrap().unwrap().1;
+        bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+        bytes.drain(HEADER_BYTES_V1..HEADER_BYTES);
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(load(&path).unwrap(), Some((owner, entries)));
+        // An unknown method is refused in one line.
+        save(&path, owner, &table).unwrap();
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[HEADER_BYTES_V1] = 9;
+        std::fs::write(&path, &bytes).unwrap();
+        let error = format!("{:#}", load(&path).unwrap_err());
+        assert!(error.contains("unknown method"), "{error}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }

@@ -83,9 +83,12 @@ pub struct SolveArgs {
     /// With --sample: the seed of the random positions.
     #[arg(long, default_value_t = 1, requires = "sample")]
     seed: u64,
-    /// How each question is searched: `dfpn` from the root alone, or `graph`: a graph of
+    /// How each question is searched: `dfpn` from the root alone; `graph`: a graph of
     /// the positions near the root, decided backwards with cycles settled exactly, with a
-    /// df-pn search of --leaf-nodes nodes at each new position.
+    /// df-pn search of --leaf-nodes nodes at each new position; or `exits`: df-pn in
+    /// which the defender must force every line into the tables, the guide or the store
+    /// (a repetition is its loss), so that a defence is finite above them and only
+    /// "does not win" can be shown.
     #[arg(long, value_enum, default_value_t = MethodArg::Dfpn)]
     method: MethodArg,
     /// With --method graph: the nodes of each new position's df-pn search.
@@ -151,6 +154,10 @@ enum MethodArg {
     Dfpn,
     /// A best-first graph near the root with df-pn at its leaves.
     Graph,
+    /// Df-pn in which the defender must force every line into what the tables, the
+    /// guide or the store settle (a repetition is its loss): only "does not win" can
+    /// be shown.
+    Exits,
 }
 
 impl SolveArgs {
@@ -161,6 +168,7 @@ impl SolveArgs {
             MethodArg::Graph => Method::Graph {
                 leaf_nodes: self.leaf_nodes,
             },
+            MethodArg::Exits => Method::Exits,
         }
     }
 }

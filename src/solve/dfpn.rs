@@ -121,6 +121,20 @@ pub enum Method {
         /// The nodes of each leaf's df-pn search.
         leaf_nodes: u64,
     },
+    /// Df-pn in which the prover's opponent must force every line out of the positions
+    /// the search has to expand, into the tables, the guide, the store or the end of the
+    /// game: a repetition (or a line too long) counts as the prover's win. Its disproofs
+    /// never rest on a repetition, so the defence they describe is finite above the
+    /// positions that settle it, instead of a closed region of quiet positions that
+    /// no table holds; its proofs mean nothing and are reported undecided.
+    Exits,
+}
+
+impl Method {
+    /// Whether a repetition counts as the prover's win (see [`Method::Exits`]).
+    pub(super) fn repetition_is_prover_win(self) -> bool {
+        self == Method::Exits
+    }
 }
 
 /// A solved position: the verdict, a turn that achieves it and what it cost.
@@ -348,6 +362,14 @@ impl Search<'_> {
         let (outcome, low) = match end {
             Some(end) => (end, INDEPENDENT),
             None => match repeated() {
+                Some(at) if self.budget.method.repetition_is_prover_win() => {
+                    let prover_wins = if mover_is_prover {
+                        Outcome::Win
+                    } else {
+                        Outcome::Loss
+                    };
+                    (prover_wins, at)
+                }
                 Some(at) => (Outcome::Draw, at),
                 None => (
                     self.tables
@@ -590,7 +612,8 @@ impl<'a> Search<'a> {
         budget: Budget<'a>,
         store_dependent: bool,
     ) -> Result<Search<'a>> {
-        let owner = Owner::of(root, &rules, query.prover, budget.guide_stones());
+        let exits = budget.method.repetition_is_prover_win();
+        let owner = Owner::of(root, &rules, query.prover, budget.guide_stones(), exits);
         let mut table = ProofTable::new(budget.table_mb);
         let mut saved_at_nodes = None;
 
@@ -612,6 +635,16 @@ impl<'a> Search<'a> {
                     checkpoint.path.display(),
                     saved.guide_stones,
                     owner.guide_stones
+                );
+            }
+            if saved.exits != owner.exits {
+                let method = |exits| if exits { "exits" } else { "dfpn or graph" };
+                bail!(
+                    "{} was saved by a search of --method {}, and this one is of --method {}: \
+                     give the same method, or remove the file",
+                    checkpoint.path.display(),
+                    method(saved.exits),
+                    method(owner.exits)
                 );
             }
             if saved == owner {

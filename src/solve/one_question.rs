@@ -18,6 +18,10 @@ use std::time::Instant;
 /// interaction). So a disproof is confirmed by writing the defence down as a strategy
 /// over positions (see `defence`); if none is found, the question is searched again
 /// storing only values that hold whatever the path. A proof never rests on a repetition.
+///
+/// With [`Method::Exits`](super::dfpn::Method::Exits) no disproof rests on a repetition either (a repetition is the
+/// prover's win there), so one search storing everything is enough, and what it proves
+/// is left undecided.
 pub fn answer(
     root: &Position,
     rules: Rules,
@@ -28,6 +32,12 @@ pub fn answer(
     let started = Instant::now();
     let spent = match answer_storing(root, rules, tables, query, budget, true)? {
         Ok(answer) => return Ok(answer),
+        Err(spent) if budget.method.repetition_is_prover_win() => {
+            return Ok(Answer {
+                nodes: spent,
+                ..Answer::given(Proof::Unknown)
+            });
+        }
         Err(spent) => spent,
     };
     let budget = Budget {
@@ -90,6 +100,11 @@ fn answer_storing(
         Proof::Disproved(None)
     } else {
         Proof::Proved(None)
+    };
+    // A proof that a repetition counted for is no proof of a win.
+    let proof = match proof {
+        Proof::Proved(_) if budget.method.repetition_is_prover_win() => Proof::Unknown,
+        proof => proof,
     };
     // A disproof is always confirmed, and so is any value over a guide (it may rest on
     // the guide's values), unless the proof's tables or the store (whose results were

@@ -30,7 +30,9 @@ pub fn answer(
     budget: Budget<'_>,
 ) -> Result<Answer> {
     match budget.method {
-        Method::DepthFirst => one_question::answer(root, rules, tables, query, budget),
+        Method::DepthFirst | Method::Exits => {
+            one_question::answer(root, rules, tables, query, budget)
+        }
         Method::Graph { leaf_nodes } => {
             manager::answer(root, rules, tables, query, budget, leaf_nodes)
         }
@@ -113,7 +115,7 @@ fn one_after_the_other(
     if let Some(checkpoint) = budgets[0].checkpoint
         && !first_answered
     {
-        mark_first_answered(checkpoint.path, root, &rules, budgets[0].guide_stones())?;
+        mark_first_answered(checkpoint.path, root, &rules, &budgets[0])?;
     }
     let budget = budgets[1].after(started.elapsed(), first.nodes);
     let second = answer(
@@ -134,9 +136,15 @@ fn mark_first_answered(
     path: &Path,
     root: &Position,
     rules: &Rules,
-    guide_stones: u8,
+    budget: &Budget<'_>,
 ) -> Result<()> {
-    let second_owner = Owner::of(root, rules, root.side_to_move().opposite(), guide_stones);
+    let second_owner = Owner::of(
+        root,
+        rules,
+        root.side_to_move().opposite(),
+        budget.guide_stones(),
+        budget.method.repetition_is_prover_win(),
+    );
     save(path, second_owner, &ProofTable::new(1))
 }
 
@@ -169,7 +177,7 @@ fn side_by_side(
             Proof::Proved(_) => stops[1 - question].store(true, Ordering::Relaxed),
             Proof::Disproved(_) if question == 0 && !first_answered => {
                 if let Some(checkpoint) = budgets[0].checkpoint {
-                    mark_first_answered(checkpoint.path, root, &rules, budgets[0].guide_stones())?;
+                    mark_first_answered(checkpoint.path, root, &rules, &budgets[0])?;
                 }
             }
             _ => {}
@@ -208,7 +216,13 @@ pub fn solve(
         ..budget
     };
     // A proof needs the first question's strategy, which the mark does not keep.
-    let second_owner = Owner::of(root, &rules, mover.opposite(), budget.guide_stones());
+    let second_owner = Owner::of(
+        root,
+        &rules,
+        mover.opposite(),
+        budget.guide_stones(),
+        budget.method.repetition_is_prover_win(),
+    );
     let first_answered = !budget.proof
         && match budget.checkpoint {
             Some(checkpoint) => {

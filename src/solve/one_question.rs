@@ -19,9 +19,9 @@ use std::time::Instant;
 /// over positions (see `defence`); if none is found, the question is searched again
 /// storing only values that hold whatever the path. A proof never rests on a repetition.
 ///
-/// With [`Method::Exits`](super::dfpn::Method::Exits) no disproof rests on a repetition either (a repetition is the
-/// prover's win there), so one search storing everything is enough, and what it proves
-/// is left undecided.
+/// With [`Method::Exits`](super::dfpn::Method::Exits) no disproof rests on a repetition
+/// either (a repetition is the prover's win there), so one search storing everything is
+/// enough, and what it proves is left undecided.
 pub fn answer(
     root: &Position,
     rules: Rules,

@@ -938,8 +938,6 @@ fn a_defence_stopped_half_written_goes_on_from_where_it_stopped() {
     assert!(warnings[0].contains("afresh"), "{error}");
 }
 
-/// One question asked alone (`--ask`): a proof gives the value, a disproof one side's
-/// result, which joins the store as such.
 /// `--method exits` shows only what a defence forcing its way into the tables holds: it
 /// never calls a position won or lost, every draw it shows is one by the tables, with a
 /// proof the checker accepts, and a draw held only by going round the same positions
@@ -1003,6 +1001,8 @@ fn the_exits_method_shows_only_draws_that_force_their_way_into_the_tables() {
     );
 }
 
+/// One question asked alone (`--ask`): a proof gives the value, a disproof one side's
+/// result, which joins the store as such.
 #[test]
 fn one_question_asked_alone_gives_the_value_or_one_sides_result() {
     // Black to move loses.

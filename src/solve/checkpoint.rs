@@ -139,7 +139,7 @@ pub fn load(path: &Path) -> Result<Option<(Owner, Vec<Stored>)>> {
         VERSION => bail!("{name} is truncated or damaged"),
         _ => bail!("{name}: checkpoint format {version}, this Vato reads 1 and {VERSION}"),
     };
-    let exits = match (version, bytes.get(40)) {
+    let exits = match (version, bytes.get(HEADER_BYTES_V1)) {
         (1, _) => false,
         (_, Some(0)) => false,
         (_, Some(1)) => true,

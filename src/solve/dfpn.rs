@@ -99,6 +99,13 @@ impl<'a> Budget<'a> {
         self.guide.map_or(0, |guide| guide.max_stones() as u8)
     }
 
+    /// Whose checkpoint a search of `prover`'s win from `root` under `rules` with this
+    /// budget writes: the guide and the method change what its table's values mean.
+    pub(super) fn checkpoint_owner(&self, root: &Position, rules: &Rules, prover: Color) -> Owner {
+        let exits = self.method.repetition_is_prover_win();
+        Owner::of(root, rules, prover, self.guide_stones(), exits)
+    }
+
     /// What is left of the budget once `elapsed` time and `spent` nodes have gone.
     pub(super) fn after(self, elapsed: Duration, spent: u64) -> Self {
         Budget {
@@ -612,8 +619,7 @@ impl<'a> Search<'a> {
         budget: Budget<'a>,
         store_dependent: bool,
     ) -> Result<Search<'a>> {
-        let exits = budget.method.repetition_is_prover_win();
-        let owner = Owner::of(root, &rules, query.prover, budget.guide_stones(), exits);
+        let owner = budget.checkpoint_owner(root, &rules, query.prover);
         let mut table = ProofTable::new(budget.table_mb);
         let mut saved_at_nodes = None;
 

@@ -2,7 +2,7 @@
 //! opponent?), one after the other or side by side on two threads, each answered by
 //! df-pn alone or by the graph search of `manager` with df-pn at its leaves.
 
-use super::checkpoint::{self, Checkpoint, Owner, load, save};
+use super::checkpoint::{self, Checkpoint, load, save};
 use super::dfpn::{Answer, Budget, Method, Proof, Query, Solved};
 use super::strategy::{Guarantee, Strategy};
 use super::table::ProofTable;
@@ -138,13 +138,7 @@ fn mark_first_answered(
     rules: &Rules,
     budget: &Budget<'_>,
 ) -> Result<()> {
-    let second_owner = Owner::of(
-        root,
-        rules,
-        root.side_to_move().opposite(),
-        budget.guide_stones(),
-        budget.method.repetition_is_prover_win(),
-    );
+    let second_owner = budget.checkpoint_owner(root, rules, root.side_to_move().opposite());
     save(path, second_owner, &ProofTable::new(1))
 }
 
@@ -216,13 +210,7 @@ pub fn solve(
         ..budget
     };
     // A proof needs the first question's strategy, which the mark does not keep.
-    let second_owner = Owner::of(
-        root,
-        &rules,
-        mover.opposite(),
-        budget.guide_stones(),
-        budget.method.repetition_is_prover_win(),
-    );
+    let second_owner = budget.checkpoint_owner(root, &rules, mover.opposite());
     let first_answered = !budget.proof
         && match budget.checkpoint {
             Some(checkpoint) => {

@@ -32,6 +32,8 @@
 #       defence it was writing) and goes on from it.
 #
 # Options: --time S (600), --memory MB (6144 for each of the two questions),
+# --strategy-memory MB (`vato solve`'s: for writing a defence down, as much as --memory
+# unless given),
 # --threads N (2), --ask SIDE (none: both questions; `black` asks only whether Black
 # wins, on one thread, so that two jobs share two cores, and passes over a rung where
 # the store answers that question), --store DIR (the solver's default store),
@@ -46,7 +48,9 @@
 # given are whole names, not prefixes: `line-2` is not `line-20`), --into DIR (where
 # `adopt` copies the proofs: proofs/tsivy), --method M (dfpn: `vato solve --method`;
 # with `exits` the defender must force its way into the tables, which only shows "does
-# not win" and keeps its checkpoints apart, as NAME.exits.checkpoint).
+# not win" and keeps its checkpoints apart, as NAME.exits.checkpoint), --forced (with
+# another method: what the rung's exits run disproved, its checkpoint kept by --keep,
+# are leaves of the search and the defence's first choices: `vato solve --forced-from`).
 #
 # The binary is $VATO, else target/release/vato under the repository root.
 set -euo pipefail
@@ -57,6 +61,7 @@ list="$root/scripts/ladder.txt"
 data="${VATO_CAMPAIGN:-${XDG_DATA_HOME:-$HOME/.local/share}/vato/campaign}"
 time_limit=600
 memory=6144
+strategy_memory=""
 threads=2
 method=dfpn
 ask=""
@@ -65,6 +70,7 @@ tables=""
 table_stones=7
 guide_stones=""
 keep=""
+forced=""
 exact=""
 into="$root/proofs/tsivy"
 select=()
@@ -80,11 +86,12 @@ die() {
 parse() {
     while (($#)); do
         case "$1" in
-        --time | --memory | --threads | --method | --ask | --store | --tablebase-path | --tablebase-stones | --guide-stones | --data | --list | --into)
+        --time | --memory | --strategy-memory | --threads | --method | --ask | --store | --tablebase-path | --tablebase-stones | --guide-stones | --data | --list | --into)
             (($# >= 2)) || die "$1 needs a value"
             case "$1" in
             --time) time_limit="$2" ;;
             --memory) memory="$2" ;;
+            --strategy-memory) strategy_memory="$2" ;;
             --threads) threads="$2" ;;
             --method) method="$2" ;;
             --ask) ask="$2" ;;
@@ -100,6 +107,10 @@ parse() {
             ;;
         --keep)
             keep=1
+            shift
+            ;;
+        --forced)
+            forced=1
             shift
             ;;
         --exact)
@@ -188,7 +199,18 @@ job() {
         --threads "$threads" --method "$method" --checkpoint "$(checkpoint_of "$name")"
         --checkpoint-every 600 --proof "$data/$name.proof" --compact "${options[@]}")
     [[ -n "$guide_stones" ]] && solve+=(--guide-stones "$guide_stones")
+    [[ -n "$strategy_memory" ]] && solve+=(--strategy-memory "$strategy_memory")
     [[ -n "$ask" ]] && solve+=(--ask "$ask")
+    if [[ -n "$forced" && "$method" != exits ]]; then
+        # The exits run's table, kept with --keep: `.second` when it asked the second
+        # question, as --ask does for the side not to move.
+        local exits="$data/$name.exits.checkpoint"
+        if [[ -f "$exits.second" ]]; then
+            solve+=(--forced-from "$exits.second")
+        elif [[ -f "$exits" ]]; then
+            solve+=(--forced-from "$exits")
+        fi
+    fi
     printf '%q ' "${solve[@]}"
     echo
 }
@@ -300,7 +322,7 @@ adopt() {
 }
 
 usage() {
-    echo "Usage: scripts/campaign.sh status|jobs|run|seed|adopt [--time S] [--memory MB] [--threads N] [--method M] [--store DIR] [--tablebase-path DIR] [--tablebase-stones N] [--guide-stones N] [--data DIR] [--list FILE] [--into DIR] [--keep] [--exact] [names or prefixes...]"
+    echo "Usage: scripts/campaign.sh status|jobs|run|seed|adopt [--time S] [--memory MB] [--strategy-memory MB] [--threads N] [--method M] [--store DIR] [--tablebase-path DIR] [--tablebase-stones N] [--guide-stones N] [--data DIR] [--list FILE] [--into DIR] [--keep] [--forced] [--exact] [names or prefixes...]"
 }
 
 action="${1:-}"

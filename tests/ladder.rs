@@ -254,6 +254,8 @@ fn the_easiest_rung_is_proved_and_its_proof_checked() {
         time: None,
         stop: &stop,
         table_mb: 64,
+        strategy_mb: None,
+        forced: None,
         checkpoint: None,
         proof: true,
         threads: 1,
@@ -325,6 +327,23 @@ fn the_campaign_runs_a_rung_into_its_store_and_then_finds_it_proven() {
             && exits.contains("second-d3e3W-c4c3Ad3W.exits.checkpoint"),
         "{exits}"
     );
+    // With --forced, a df-pn job takes what the rung's kept exits run disproved, once
+    // there is one; the writer's memory is passed on.
+    let forced = ["--forced", "--strategy-memory", "5000", rung];
+    let before = campaign("jobs", &forced);
+    assert!(
+        !before.contains("--forced-from") && before.contains("--strategy-memory 5000"),
+        "{before}"
+    );
+    std::fs::create_dir_all(base.join("data")).unwrap();
+    let kept = base.join("data/second-d3e3W-c4c3Ad3W.exits.checkpoint.second");
+    std::fs::write(&kept, b"kept").unwrap();
+    let after = campaign("jobs", &forced);
+    assert!(
+        after.contains(&format!("--forced-from {}", kept.display())),
+        "{after}"
+    );
+    std::fs::remove_file(&kept).unwrap();
     let options = ["--time", "30", "--memory", "64", "--threads", "1", rung];
     let ran = campaign("run", &options);
     assert!(ran.contains("\tsecond-d3e3W-c4c3Ad3W\twin\t"), "{ran}");

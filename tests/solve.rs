@@ -75,6 +75,8 @@ fn check_by(method: Method, board: Board, stones: usize, leaves: usize, per_laye
         time: None,
         stop: &stop,
         table_mb: 16,
+        strategy_mb: None,
+        forced: None,
         checkpoint: None,
         proof: true,
         threads: 1,
@@ -311,6 +313,8 @@ fn fanoron_dimy_is_a_draw_and_b2c3a_its_only_drawing_first_turn() {
     let budget = Budget {
         nodes: Some(50_000_000),
         table_mb: 256,
+        strategy_mb: None,
+        forced: None,
         ..Budget::until(&stop)
     };
     let tables = Tablebase::open(tables_dir(Board::Dimy), rules, 3).unwrap();
@@ -569,6 +573,8 @@ fn two_threads_give_the_values_of_one() {
         time: None,
         stop: &stop,
         table_mb: 256,
+        strategy_mb: None,
+        forced: None,
         checkpoint: None,
         proof: false,
         threads,
@@ -748,6 +754,8 @@ fn a_guide_decides_more_and_the_proof_rests_on_the_smaller_tables() {
         time: None,
         stop: &stop,
         table_mb: 16,
+        strategy_mb: None,
+        forced: None,
         checkpoint: None,
         proof: true,
         threads: 1,
@@ -845,6 +853,8 @@ fn false_draws_from_repetitions_on_other_lines_are_caught() {
         time: None,
         stop: &stop,
         table_mb: 64,
+        strategy_mb: None,
+        forced: None,
         checkpoint: None,
         proof: true,
         threads: 1,
@@ -952,6 +962,8 @@ fn the_exits_method_shows_only_draws_that_force_their_way_into_the_tables() {
     let budget = Budget {
         nodes: Some(1_000_000),
         table_mb: 16,
+        strategy_mb: None,
+        forced: None,
         proof: true,
         method: Method::Exits,
         ..Budget::until(&stop)
@@ -999,6 +1011,76 @@ fn the_exits_method_shows_only_draws_that_force_their_way_into_the_tables() {
         held.contains("\nproven: draw or better for white\n"),
         "{held}"
     );
+}
+
+/// What a `--method exits` search disproved holds on any path: read from its checkpoint
+/// with `--forced-from`, those positions are leaves of a df-pn search, which then shows
+/// the same one-sided result in fewer nodes, with a proof the checker accepts. A df-pn
+/// checkpoint, whose disproofs may rest on repetitions, and a missing file are refused in
+/// one line.
+#[test]
+fn an_exits_searchs_disproofs_are_leaves_of_a_dfpn_search() {
+    // Black to move loses: "Black wins?" is disproved.
+    let fen = "9/B8/9/6W1W/9 b";
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-forced");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_owned();
+    let ask = |extra: &[&str]| {
+        let common = ["--fen", fen, "--memory", "64", "--ask", "black"];
+        vato_solve(&[&common[..], extra].concat())
+    };
+    let (exits, dfpn) = (path("exits.checkpoint"), path("dfpn.checkpoint"));
+    let (ok, stopped, error) = ask(&[
+        "--method",
+        "exits",
+        "--nodes",
+        "10000",
+        "--checkpoint",
+        &exits,
+    ]);
+    assert!(ok && stopped.starts_with("unknown "), "{stopped}{error}");
+    assert!(
+        Path::new(&exits).exists(),
+        "an open search keeps its checkpoint"
+    );
+
+    let (ok, alone, error) = ask(&[]);
+    assert!(
+        ok && alone.contains("\nproven: draw or better for white\n"),
+        "{alone}{error}"
+    );
+    let proof = path("forced.proof");
+    let (ok, forced, error) = ask(&["--forced-from", &exits, "--proof", &proof]);
+    assert!(
+        ok && forced.contains("\nproven: draw or better for white\n"),
+        "{forced}{error}"
+    );
+    assert!(
+        nodes_of(&forced) < nodes_of(&alone),
+        "{forced} against {alone}"
+    );
+    let (ok, checked, error) = vato_solve(&["--check", &proof]);
+    assert!(
+        ok && checked.starts_with("proof ok: draw or better for white"),
+        "{checked}{error}"
+    );
+
+    let (ok, _, error) = ask(&["--nodes", "3000", "--checkpoint", &dfpn]);
+    assert!(ok && Path::new(&dfpn).exists(), "{error}");
+    for (file, why) in [
+        (
+            dfpn.as_str(),
+            "not the checkpoint of a --method exits search",
+        ),
+        (&path("missing"), "no checkpoint"),
+    ] {
+        let (ok, _, error) = ask(&["--forced-from", file]);
+        assert!(
+            !ok && error.contains(why) && error.trim().lines().count() == 1,
+            "{error}"
+        );
+    }
 }
 
 /// One question asked alone (`--ask`): a proof gives the value, a disproof one side's

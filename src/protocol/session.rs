@@ -1379,12 +1379,14 @@ fn solve_line(
         time: seconds.map(|s| Duration::from_secs(s.into())),
         stop: signals.stop_flag(),
         table_mb: SOLVE_TABLE_MB,
+        strategy_mb: None,
         checkpoint: None,
         proof: false,
         threads: 1,
         method: Method::DepthFirst,
         store: store.as_ref().map(|s| s as &dyn StoredResults),
         guide: None,
+        forced: None,
     };
     let solved = match solve_on_own_stack(position, rules, tables, budget) {
         Ok(solved) => solved,

@@ -123,11 +123,17 @@ pub fn save(path: &Path, owner: Owner, table: &ProofTable) -> Result<()> {
 /// `Ok(None)` when there is no such file.
 pub fn load(path: &Path) -> Result<Option<(Owner, Vec<Stored>)>> {
     let name = path.display();
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e).with_context(|| format!("cannot read the checkpoint {name}")),
     };
+    // Mapped rather than read, so that a table of GBs is not held twice while its
+    // entries are taken out. SAFETY: Vato replaces a checkpoint only by renaming a new
+    // file over it, so the mapped file does not change while it is read; a file changed
+    // by another program is caught by the checksum, and every read is bounds-checked.
+    let bytes = unsafe { memmap2::Mmap::map(&file) }
+        .with_context(|| format!("cannot read the checkpoint {name}"))?;
     if bytes.len() < HEADER_BYTES_V1 || &bytes[..8] != MAGIC {
         bail!("{name} is not a solver checkpoint");
     }

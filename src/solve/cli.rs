@@ -4,6 +4,7 @@ use super::certificate::Certificate;
 use super::check::{Checked, check, tables_suffice};
 use super::checkpoint::Checkpoint;
 use super::dfpn::{Budget, Method};
+use super::forced::ForcedDefences;
 use super::mapped_store::MappedStore;
 use super::proof_file::ProofFile;
 use super::sample::{agreement, random_positions};
@@ -49,6 +50,18 @@ pub struct SolveArgs {
     /// one thread, both at once with two).
     #[arg(long, default_value_t = 256)]
     memory: usize,
+    /// Memory for writing a strategy down once a value is found (the defence of a draw
+    /// through the guide's endings can take many GiB while its proof table stays
+    /// small), in MiB; by default as much as --memory.
+    #[arg(long, value_name = "MB")]
+    strategy_memory: Option<usize>,
+    /// The checkpoint FILE of a `--method exits` search (`FILE.second` for the second
+    /// question): the positions where it showed the defender forcing its way into the
+    /// tables are leaves of a search for the same prover, and a defence goes into them
+    /// where it can, keeping its cycles to the positions that need them. The defence is
+    /// still written down through them and checked whole.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["check", "merge_store", "sample"])]
+    forced_from: Option<PathBuf>,
     /// Threads: with 2, the two questions (does the side to move win? does its opponent?)
     /// are searched at once, and a proof of either stops the other.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=2))]
@@ -514,12 +527,14 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
         time: args.time.map(Duration::from_secs_f64),
         stop: &stop,
         table_mb: args.memory,
+        strategy_mb: args.strategy_memory,
         checkpoint: None,
         proof: true,
         threads: 1,
         method: args.method(),
         store: None,
         guide: guide.as_ref(),
+        forced: None,
     };
     let started = Instant::now();
     // A set built one layer pair at a time may hold only some layers of the largest count:
@@ -609,12 +624,17 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
     };
     let tables = open_tables(&args, rules)?;
     let guide = open_guide(&args, rules, tables.as_ref())?;
+    let forced = match &args.forced_from {
+        Some(path) => Some(ForcedDefences::load(path, &rules).context("bad --forced-from")?),
+        None => None,
+    };
     let stop = stop_on_ctrl_c("the search stops and says how far it got")?;
     let budget = Budget {
         nodes: args.nodes,
         time: args.time.map(Duration::from_secs_f64),
         stop: &stop,
         table_mb: args.memory,
+        strategy_mb: args.strategy_memory,
         checkpoint: args.checkpoint.as_deref().map(|path| Checkpoint {
             path,
             every: Duration::from_secs_f64(args.checkpoint_every.max(0.0)),
@@ -626,6 +646,7 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         method: args.method(),
         store: None,
         guide: guide.as_ref(),
+        forced: forced.as_ref(),
     };
     if let Some(files) = &args.combine {
         let children = read_shard_lines(files, &root, &rules)?;

@@ -28,6 +28,7 @@ pub(super) use saved::{DefenceFile, Question};
 use super::dfpn::Search;
 use super::key_index::KeyIndex;
 use super::strategy::Guarantee;
+use crate::rules::TurnRules;
 use crate::rules::bitboard::Bitboard;
 use crate::rules::board::Board;
 use crate::rules::geometry::Square;
@@ -45,10 +46,8 @@ const REPORT_EVERY: Duration = Duration::from_secs(60);
 /// defence grew by a tenth (docs/experiments.md).
 const FRESH_SEARCH_NODES: u64 = 10_000;
 
-/// What the defence keeps for each position it gathers, about: the node (32 bytes) and
-/// its index entry (16 to 46 bytes), links and rankings only where a position may still
-/// die (measured on `line-40`'s defence of 8 million positions, docs/experiments.md).
-pub(super) const DEFENCE_BYTES_PER_POSITION: usize = 72;
+/// What the allocator adds to each ranking's boxed candidates, about.
+const BOX_OVERHEAD_BYTES: usize = 16;
 
 /// The end of a list of links.
 const NO_LINK: u32 = u32::MAX;
@@ -71,11 +70,28 @@ impl Class {
     }
 }
 
-/// One of the owner's candidate turns.
+/// One of the owner's candidate turns, by its place in the move generator's list of the
+/// position's turns: 4 bytes instead of the 16 a turn would take with its class, since
+/// the rankings of positions with many turns are most of a large defence's memory.
 #[derive(Copy, Clone)]
 struct Candidate {
-    turn: Turn,
+    turn: u16,
     class: Class,
+}
+
+impl Candidate {
+    /// The candidate of `turns[at]`.
+    fn new(at: usize, class: Class) -> Candidate {
+        Candidate {
+            turn: u16::try_from(at).expect("fewer than 65,536 turns in a position"),
+            class,
+        }
+    }
+
+    /// Its turn among the position's `turns`, as the move generator lists them.
+    fn turn(self, turns: &[Turn]) -> Turn {
+        turns[usize::from(self.turn)]
+    }
 }
 
 /// The turn of an owner's node before it is gathered (never read).
@@ -147,12 +163,16 @@ struct FreshSearches {
 struct Defence {
     owner: Color,
     board: Board,
+    /// The rules that list a position's turns, in the order candidates refer to.
+    turn_rules: TurnRules,
     fresh: FreshSearches,
     /// Each gathered position's index in `nodes`, by key.
     index: KeyIndex,
     nodes: Vec<Node>,
     /// The candidates of the owner's positions whose choice may die.
     rankings: HashMap<u32, Ranking>,
+    /// How many candidates `rankings` holds, for [`Defence::bytes`].
+    ranked: usize,
     links: Vec<Link>,
     to_gather: Vec<u32>,
     dying: Vec<u32>,
@@ -162,14 +182,16 @@ struct Defence {
 }
 
 impl Defence {
-    fn new(owner: Color, board: Board) -> Defence {
+    fn new(owner: Color, board: Board, turn_rules: TurnRules) -> Defence {
         Defence {
             owner,
             board,
+            turn_rules,
             fresh: FreshSearches::default(),
             index: KeyIndex::default(),
             nodes: Vec::new(),
             rankings: HashMap::new(),
+            ranked: 0,
             links: Vec::new(),
             to_gather: Vec::new(),
             dying: Vec::new(),
@@ -242,24 +264,26 @@ impl Defence {
         })
     }
 
-    /// Makes the owner's position `parent`, with its candidates best first, choose.
-    fn choose(&mut self, parent: u32, candidates: Box<[Candidate]>) {
+    /// Makes the owner's position `parent`, with its candidates among its `turns` best
+    /// first, choose.
+    fn choose(&mut self, parent: u32, turns: &[Turn], candidates: Box<[Candidate]>) {
         let ranking = Ranking {
             candidates,
             choice: 0,
         };
-        self.choose_from(parent, ranking);
+        self.choose_from(parent, turns, ranking);
     }
 
-    /// Makes the owner's position `parent` choose the first of its candidates from
-    /// `ranking.choice` on that is safe or not dead; it dies when none is left. The
-    /// ranking is kept only while the choice may die.
-    fn choose_from(&mut self, parent: u32, mut ranking: Ranking) {
+    /// Makes the owner's position `parent` (whose turns are `turns`) choose the first of
+    /// its candidates from `ranking.choice` on that is safe or not dead; it dies when
+    /// none is left. The ranking is kept only while the choice may die.
+    fn choose_from(&mut self, parent: u32, turns: &[Turn], mut ranking: Ranking) {
         let position = self.position(parent);
         let found = ranking.candidates[ranking.choice..]
             .iter()
             .position(|candidate| {
-                candidate.class == Class::Safe || !self.is_dead(position.play(candidate.turn).key())
+                candidate.class == Class::Safe
+                    || !self.is_dead(position.play(candidate.turn(turns)).key())
             });
         let Some(offset) = found else {
             self.dying.push(parent);
@@ -267,15 +291,17 @@ impl Defence {
         };
         ranking.choice += offset;
         let candidate = ranking.candidates[ranking.choice];
+        let turn = candidate.turn(turns);
         let node = &mut self.nodes[parent as usize];
-        node.chosen = candidate.turn;
+        node.chosen = turn;
         if candidate.class == Class::Safe {
             node.flags &= !CHOSEN_OPEN;
         } else {
             node.flags |= CHOSEN_OPEN;
         }
-        self.register_child(position.play(candidate.turn), candidate.class, parent);
+        self.register_child(position.play(turn), candidate.class, parent);
         if candidate.class.may_die() {
+            self.ranked += ranking.candidates.len();
             self.rankings.insert(parent, ranking);
         }
     }
@@ -291,13 +317,39 @@ impl Defence {
             return;
         }
         let chosen = node.chosen;
+        let position = self.position(parent);
         if node.has(CHOSEN_OPEN)
-            && self.position(parent).play(chosen).key() == self.position(dead).key()
+            && position.play(chosen).key() == self.position(dead).key()
             && let Some(mut ranking) = self.rankings.remove(&parent)
         {
+            self.ranked -= ranking.candidates.len();
             ranking.choice += 1;
-            self.choose_from(parent, ranking);
+            let mut turns = Vec::new();
+            self.turn_rules.generate(&position, &mut turns);
+            self.choose_from(parent, &turns, ranking);
         }
+    }
+
+    /// About how many bytes the defence holds: what stops a writer at its share of
+    /// memory. The rankings count: a defence of positions with many turns outside the
+    /// guide keeps more in them than in its nodes. A vector's room beyond its length is
+    /// left out, since the pages it has not touched take no memory.
+    fn bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.nodes.len() * size_of::<Node>()
+            + self.index.bytes()
+            + self.links.len() * size_of::<Link>()
+            + self.ranking_bytes()
+            + (self.to_gather.len() + self.dying.len()) * size_of::<u32>()
+    }
+
+    /// The rankings' share of [`Defence::bytes`]: the map's slots (and a control byte
+    /// each), the boxed candidates and what the allocator adds to each box.
+    fn ranking_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.rankings.capacity() * (size_of::<(u32, Ranking)>() + 1)
+            + self.rankings.len() * BOX_OVERHEAD_BYTES
+            + self.ranked * size_of::<Candidate>()
     }
 
     /// A position found lost for the owner: its dependants lose it or move on.
@@ -336,11 +388,6 @@ impl Defence {
             .collect();
         let fresh = &self.fresh;
         let megabytes = |bytes: usize| bytes >> 20;
-        let ranked: usize = self
-            .rankings
-            .values()
-            .map(|ranking| ranking.candidates.len())
-            .sum();
         format!(
             "{} positions, {dead} lost, {} to gather; by stones {}; {} fresh searches \
              ({} nodes, {} lost, {} undecided); MB: nodes {}, index {}, links {}, rankings {}",
@@ -354,7 +401,7 @@ impl Defence {
             megabytes(self.nodes.len() * std::mem::size_of::<Node>()),
             megabytes(self.index.bytes()),
             megabytes(self.links.len() * std::mem::size_of::<Link>()),
-            megabytes(ranked * std::mem::size_of::<Candidate>()),
+            megabytes(self.ranking_bytes()),
         )
     }
 }
@@ -376,8 +423,8 @@ impl Search<'_> {
         let mut file = self.defence_file(root, owner);
         let mut defence = file
             .as_ref()
-            .and_then(DefenceFile::resume)
-            .unwrap_or_else(|| Defence::new(owner, root.board()));
+            .and_then(|file| file.resume(self.rules.turn_rules()))
+            .unwrap_or_else(|| Defence::new(owner, root.board(), self.rules.turn_rules()));
         // A resumed defence holds the root already: its index comes back.
         let root = defence.register(*root, guided);
         let mut turns = Vec::new();
@@ -394,9 +441,7 @@ impl Search<'_> {
                     file.save(&defence);
                 }
             }
-            if self.out_of_budget()
-                || self.writer_full(defence.nodes.len(), DEFENCE_BYTES_PER_POSITION)
-            {
+            if self.out_of_budget() || self.writer_full(defence.bytes()) {
                 tracing::debug!("defence not finished: {}", defence.census());
                 if let Some(file) = file.as_mut() {
                     file.save(&defence);
@@ -425,6 +470,7 @@ impl Search<'_> {
         // What only the gathering needed goes before the turns are read out.
         defence.links = Vec::new();
         defence.rankings = HashMap::new();
+        defence.ranked = 0;
         Some(self.chosen_turns(&defence, root))
     }
 
@@ -566,6 +612,10 @@ impl Search<'_> {
         if let Some(holds) = self.guided_for(position, owner, Guarantee::NoLoss) {
             return holds;
         }
+        // An exits search showed the defence forced from here: no search needed.
+        if owner != self.prover && self.forced(position).is_some() {
+            return true;
+        }
         let owner_to_move = position.side_to_move() == owner;
         // The goal of the side to move: the owner's goal is its opponent's failure.
         let holds = |goal: Option<bool>| goal == Some(owner_to_move);
@@ -607,7 +657,7 @@ impl Search<'_> {
             // the table proves the other side's win are left out.
             let mut ranked: Vec<(u64, Candidate)> = Vec::new();
             let mut fewest = u64::MAX;
-            for &turn in turns.iter() {
+            for (at, &turn) in turns.iter().enumerate() {
                 let next = position.play(turn);
                 let Some(class) = self.classify_child(&next, defence) else {
                     continue;
@@ -627,19 +677,23 @@ impl Search<'_> {
                             // Every reply captures into endings the owner holds: the
                             // defence leaves the positions outside the guide at once.
                             Some(true) => 1 << 31,
-                            None => match known {
-                                Some(_) => (1 << 32) + self.table.work(next.key()),
+                            // Then those from which an exits search forced its way
+                            // out, the least work first: no cycle below them.
+                            None => match (self.forced(&next), known) {
+                                (Some(work), _) => (1 << 31) + 1 + work.min(1 << 30),
+                                (None, Some(_)) => (1 << 32) + self.table.work(next.key()),
                                 // Not in the table: searched if it comes to that.
-                                None => u64::MAX,
+                                (None, None) => u64::MAX,
                             },
                         },
                     },
                 };
-                ranked.push((rank, Candidate { turn, class }));
+                ranked.push((rank, Candidate::new(at, class)));
             }
             ranked.sort_unstable_by_key(|&(rank, _)| rank);
             defence.choose(
                 index,
+                turns,
                 ranked.into_iter().map(|(_, candidate)| candidate).collect(),
             );
         } else {

@@ -7,6 +7,7 @@
 //! soon as another child becomes more promising.
 
 use super::checkpoint::{Checkpoint, Owner, load, save};
+use super::forced::ForcedDefences;
 use super::store::StoredResults;
 use super::strategy::{Guarantee, Strategy};
 use super::table::{FINITE_MAX, INFINITE, ProofTable};
@@ -55,6 +56,8 @@ pub struct Budget<'a> {
     pub stop: &'a AtomicBool,
     /// Size of each proof table, in MiB.
     pub table_mb: usize,
+    /// Memory for writing a strategy down, in MiB; `None`: as much as `table_mb`.
+    pub strategy_mb: Option<usize>,
     /// Where to save the table now and then (and when the budget runs out), and to
     /// resume from.
     pub checkpoint: Option<Checkpoint<'a>>,
@@ -74,6 +77,10 @@ pub struct Budget<'a> {
     /// is written by following their values down to the proof's tables (see
     /// [`Search::guided`]).
     pub guide: Option<&'a Tablebase>,
+    /// What a `--method exits` search of the same prover disproved: the defender's
+    /// turns into those positions come first when a defence is written (see
+    /// [`ForcedDefences`]).
+    pub forced: Option<&'a ForcedDefences>,
 }
 
 impl<'a> Budget<'a> {
@@ -85,13 +92,20 @@ impl<'a> Budget<'a> {
             time: None,
             stop,
             table_mb: 64,
+            strategy_mb: None,
             checkpoint: None,
             proof: false,
             threads: 1,
             method: Method::DepthFirst,
             store: None,
             guide: None,
+            forced: None,
         }
+    }
+
+    /// Memory for writing a strategy down, in MiB.
+    pub(super) fn strategy_megabytes(&self) -> usize {
+        self.strategy_mb.unwrap_or(self.table_mb)
     }
 
     /// The most stones of the guide's tables; 0 without a guide.
@@ -326,6 +340,15 @@ impl Search<'_> {
         self.tables
     }
 
+    /// The nodes a `--method exits` search of this prover took to show that the prover
+    /// does not win at `position`, when it did (see [`ForcedDefences`]).
+    pub(super) fn forced(&self, position: &Position) -> Option<u64> {
+        self.budget
+            .forced
+            .filter(|forced| forced.prover() == self.prover)
+            .and_then(|forced| forced.forced(position))
+    }
+
     /// The most stones of the guide's tables; 0 without a guide.
     pub(super) fn guide_stones(&self) -> u8 {
         self.budget.guide_stones()
@@ -365,6 +388,10 @@ impl Search<'_> {
             && let Some(numbers) = stored()
         {
             return Some((numbers, INDEPENDENT));
+        }
+        // So does an exits search's disproof: the defender forces its way out from here.
+        if end.is_none() && self.forced(position).is_some() {
+            return Some((Search::decided(!mover_is_prover), INDEPENDENT));
         }
         let (outcome, low) = match end {
             Some(end) => (end, INDEPENDENT),
@@ -714,17 +741,15 @@ impl<'a> Search<'a> {
         self.aborted
     }
 
-    /// Whether a strategy writer that has gathered `gathered` positions has used its
-    /// share of `--memory` (as much again as the proof table, at about
-    /// `bytes_per_position` a position), and so stops: the search is then aborted, with
-    /// one warning.
-    pub(super) fn writer_full(&mut self, gathered: usize, bytes_per_position: usize) -> bool {
-        let room = (self.budget.table_mb.max(1) << 20) / bytes_per_position;
-        if gathered > room && !self.aborted {
+    /// Whether a strategy writer that holds about `bytes` has used its share of memory
+    /// (`--strategy-memory`, else as much again as the proof table's `--memory`), and so
+    /// stops: the search is then aborted, with one warning.
+    pub(super) fn writer_full(&mut self, bytes: usize) -> bool {
+        let megabytes = self.budget.strategy_megabytes();
+        if bytes > megabytes.max(1) << 20 && !self.aborted {
             tracing::warn!(
-                "writing the strategy down needs more memory than --memory {} gives it \
-                 ({gathered} positions gathered): stopped",
-                self.budget.table_mb
+                "writing the strategy down needs more than its {megabytes} MB \
+                 (--strategy-memory, else --memory): stopped"
             );
             self.aborted = true;
         }

@@ -222,7 +222,7 @@ impl Search<'_> {
         let root_key = attractor.link(*root, None);
         loop {
             if self.out_of_budget()
-                || self.writer_full(attractor.nodes.len(), WIN_WRITER_BYTES_PER_POSITION)
+                || self.writer_full(attractor.nodes.len() * WIN_WRITER_BYTES_PER_POSITION)
                 || attractor.is_won(root_key)
             {
                 break;

@@ -20,15 +20,16 @@
 //! question over the same settled positions, which the header pins down.
 
 use super::{Candidate, Class, Defence, FreshSearches, Link, NO_LINK, Node, Ranking};
-use crate::rules::ChainRule;
 use crate::rules::bitboard::Bitboard;
 use crate::rules::board::Board;
 use crate::rules::position::{Color, Position};
+use crate::rules::{ChainRule, TurnRules};
 use crate::safe_file::{Checksum, checksum, partial_path};
 use crate::solve::certificate::unpack_turn;
 use crate::solve::checkpoint::defence_path;
 use crate::solve::codes::{board_code, chain_code, color_code};
 use anyhow::{Context, Result, bail};
+use memmap2::Mmap;
 use std::collections::HashMap;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -96,8 +97,8 @@ impl DefenceFile {
 
     /// The defence saved for this question, if there is one. A file of another question,
     /// or a damaged one, is reported in one line and left for the next save to replace.
-    pub(super) fn resume(&self) -> Option<Defence> {
-        match self.load() {
+    pub(super) fn resume(&self, turn_rules: TurnRules) -> Option<Defence> {
+        match self.load(turn_rules) {
             Ok(Some(defence)) => {
                 tracing::info!(
                     "going on with the defence saved in {}: {} positions",
@@ -114,13 +115,20 @@ impl DefenceFile {
         }
     }
 
-    fn load(&self) -> Result<Option<Defence>> {
+    fn load(&self, turn_rules: TurnRules) -> Result<Option<Defence>> {
         let name = self.path.display();
-        let bytes = match std::fs::read(&self.path) {
-            Ok(bytes) => bytes,
+        let file = match std::fs::File::open(&self.path) {
+            Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e).with_context(|| format!("cannot read {name}")),
         };
+        // Mapped rather than read: a defence of 90 million positions is a file of 6 GB,
+        // and read whole beside the defence it describes it doubled the peak memory of a
+        // resumed run. The pages are the file's, given back under pressure.
+        // SAFETY: Vato replaces a saved defence only by renaming a new file over it, so
+        // the mapped file does not change while it is read; a file changed by another
+        // program is caught by the checksum below, and every read is bounds-checked.
+        let bytes = unsafe { Mmap::map(&file) }.with_context(|| format!("cannot read {name}"))?;
         if bytes.len() < HEADER_BYTES + 8 || &bytes[..8] != MAGIC {
             bail!("{name} is not a saved defence");
         }
@@ -138,8 +146,8 @@ impl DefenceFile {
         let mut reader = Reader {
             bytes: &contents[HEADER_BYTES..],
         };
-        let defence =
-            decode(&mut reader, &self.question).with_context(|| format!("{name} is damaged"))?;
+        let defence = decode(&mut reader, &self.question, turn_rules)
+            .with_context(|| format!("{name} is damaged"))?;
         if !reader.bytes.is_empty() {
             bail!("{name} is damaged: bytes after the defence");
         }
@@ -303,12 +311,18 @@ fn encode(writer: &mut Writer, defence: &Defence) -> Result<()> {
         writer.u32(link.next)?;
     }
     writer.count(defence.rankings.len())?;
+    // A candidate is saved as its turn, so that a file does not depend on the order the
+    // move generator lists turns in.
+    let mut turns = Vec::new();
     for (&parent, ranking) in &defence.rankings {
+        defence
+            .turn_rules
+            .generate(&defence.position(parent), &mut turns);
         writer.u32(parent)?;
         writer.u32(ranking.choice as u32)?;
         writer.u32(ranking.candidates.len() as u32)?;
         for candidate in &ranking.candidates {
-            writer.u64(candidate.turn.key())?;
+            writer.u64(candidate.turn(&turns).key())?;
             writer.put(&[class_code(candidate.class)])?;
         }
     }
@@ -325,8 +339,8 @@ fn encode(writer: &mut Writer, defence: &Defence) -> Result<()> {
     writer.put(&[u8::from(defence.contradicted)])
 }
 
-fn decode(reader: &mut Reader<'_>, question: &Question) -> Result<Defence> {
-    let mut defence = Defence::new(question.owner, question.board);
+fn decode(reader: &mut Reader<'_>, question: &Question, turn_rules: TurnRules) -> Result<Defence> {
+    let mut defence = Defence::new(question.owner, question.board, turn_rules);
     let count = reader.count(NODE_BYTES)?;
     defence.nodes.reserve_exact(count);
     let mut first_links = Vec::with_capacity(count);
@@ -370,6 +384,7 @@ fn decode(reader: &mut Reader<'_>, question: &Question) -> Result<Defence> {
     }
     let rankings = reader.count(12)?;
     defence.rankings = HashMap::with_capacity(rankings);
+    let mut turns = Vec::new();
     for _ in 0..rankings {
         let parent = reader.index(count)?;
         let choice = reader.u32()? as usize;
@@ -377,10 +392,14 @@ fn decode(reader: &mut Reader<'_>, question: &Question) -> Result<Defence> {
         if choice >= len || len > reader.bytes.len() / CANDIDATE_BYTES {
             bail!("a ranking out of range");
         }
+        turn_rules.generate(&defence.position(parent), &mut turns);
         let mut candidates = Vec::with_capacity(len);
         for _ in 0..len {
             let Some(turn) = unpack_turn(reader.u64()?) else {
                 bail!("a turn that is not one");
+            };
+            let Some(at) = turns.iter().position(|&legal| legal == turn) else {
+                bail!("a candidate that is not a turn of its position");
             };
             let class = match reader.u8()? {
                 0 => Class::Safe,
@@ -388,13 +407,16 @@ fn decode(reader: &mut Reader<'_>, question: &Question) -> Result<Defence> {
                 2 => Class::Open { guided: true },
                 _ => bail!("an unknown class"),
             };
-            candidates.push(Candidate { turn, class });
+            candidates.push(Candidate::new(at, class));
         }
+        defence.ranked += len;
         let ranking = Ranking {
             candidates: candidates.into_boxed_slice(),
             choice,
         };
-        defence.rankings.insert(parent, ranking);
+        if defence.rankings.insert(parent, ranking).is_some() {
+            bail!("a position ranked twice");
+        }
     }
     for list in [&mut defence.to_gather, &mut defence.dying] {
         let len = reader.count(4)?;
@@ -425,7 +447,7 @@ mod tests {
         let rules = Rules::default();
         let root = parse_position_on(Board::Tsivy, "9/B8/9/6W1W/9 w").unwrap();
         let owner = Color::White;
-        let mut defence = Defence::new(owner, Board::Tsivy);
+        let mut defence = Defence::new(owner, Board::Tsivy, rules.turn_rules());
         let parent = defence.register(root, false);
         let mut turns = Vec::new();
         rules.turn_rules().generate(&root, &mut turns);
@@ -433,13 +455,13 @@ mod tests {
         let candidates: Vec<Candidate> = turns
             .iter()
             .enumerate()
-            .map(|(at, &turn)| Candidate {
-                turn,
-                class: if at == 0 {
+            .map(|(at, _)| {
+                let class = if at == 0 {
                     Class::Safe
                 } else {
                     Class::Open { guided: false }
-                },
+                };
+                Candidate::new(at, class)
             })
             .collect();
         // The safe first candidate passed over: the second is chosen, registered with a
@@ -448,7 +470,7 @@ mod tests {
             candidates: candidates.into_boxed_slice(),
             choice: 1,
         };
-        defence.choose_from(parent, ranking);
+        defence.choose_from(parent, &turns, ranking);
         let child = root.play(turns[1]);
         let mut replies = Vec::new();
         rules.turn_rules().generate(&child, &mut replies);
@@ -511,10 +533,14 @@ mod tests {
             .rankings
             .iter()
             .map(|(&parent, ranking)| {
+                let mut turns = Vec::new();
+                defence
+                    .turn_rules
+                    .generate(&defence.position(parent), &mut turns);
                 let candidates = ranking
                     .candidates
                     .iter()
-                    .map(|c| (c.turn.key(), class_code(c.class)))
+                    .map(|c| (c.turn(&turns).key(), class_code(c.class)))
                     .collect();
                 (parent, ranking.choice, candidates)
             })
@@ -548,11 +574,16 @@ mod tests {
         let checkpoint = scratch("whole");
         let mut file = DefenceFile::new(&checkpoint, Duration::ZERO, question);
         assert!(file.due());
-        assert!(file.resume().is_none(), "nothing saved yet");
+        assert!(
+            file.resume(TurnRules::default()).is_none(),
+            "nothing saved yet"
+        );
         file.save(&defence);
         assert!(defence_path(&checkpoint).exists());
         assert!(!partial_path(&defence_path(&checkpoint)).exists());
-        let back = file.resume().expect("the saved defence");
+        let back = file
+            .resume(TurnRules::default())
+            .expect("the saved defence");
         assert_eq!(contents(&back), contents(&defence));
         assert_eq!((back.owner, back.board), (defence.owner, defence.board));
         file.remove();
@@ -584,9 +615,13 @@ mod tests {
         ];
         for other in others {
             let file = DefenceFile::new(&checkpoint, Duration::ZERO, other);
-            let error = file.load().err().expect("refused").to_string();
+            let error = file
+                .load(TurnRules::default())
+                .err()
+                .expect("refused")
+                .to_string();
             assert!(error.contains("another question"), "{error}");
-            assert!(file.resume().is_none());
+            assert!(file.resume(TurnRules::default()).is_none());
         }
         let path = defence_path(&checkpoint);
         let whole = std::fs::read(&path).unwrap();
@@ -594,13 +629,19 @@ mod tests {
         let mut damaged = whole.clone();
         damaged[whole.len() / 2] ^= 0x10;
         std::fs::write(&path, &damaged).unwrap();
-        let error = format!("{:#}", file.load().err().expect("refused"));
+        let error = format!(
+            "{:#}",
+            file.load(TurnRules::default()).err().expect("refused")
+        );
         assert!(error.contains("checksum"), "{error}");
         std::fs::write(&path, &whole[..whole.len() - 20]).unwrap();
-        assert!(file.load().is_err());
+        assert!(file.load(TurnRules::default()).is_err());
         std::fs::write(&path, b"VATOPNS1 a table, not a defence").unwrap();
-        let error = format!("{:#}", file.load().err().expect("refused"));
+        let error = format!(
+            "{:#}",
+            file.load(TurnRules::default()).err().expect("refused")
+        );
         assert!(error.contains("not a saved defence"), "{error}");
-        assert!(file.resume().is_none());
+        assert!(file.resume(TurnRules::default()).is_none());
     }
 }

@@ -335,21 +335,23 @@ impl Defence {
     /// guide keeps more in them than in its nodes. A vector's room beyond its length is
     /// left out, since the pages it has not touched take no memory.
     fn bytes(&self) -> usize {
-        use std::mem::size_of;
-        self.nodes.len() * size_of::<Node>()
-            + self.index.bytes()
-            + self.links.len() * size_of::<Link>()
-            + self.ranking_bytes()
-            + (self.to_gather.len() + self.dying.len()) * size_of::<u32>()
+        self.parts().iter().sum()
     }
 
-    /// The rankings' share of [`Defence::bytes`]: the map's slots (and a control byte
-    /// each), the boxed candidates and what the allocator adds to each box.
-    fn ranking_bytes(&self) -> usize {
+    /// The parts of [`Defence::bytes`]: the nodes, the index, the links, the rankings
+    /// (the map's slots with a control byte each, the boxed candidates and what the
+    /// allocator adds to each box), and the positions to gather and dying.
+    fn parts(&self) -> [usize; 5] {
         use std::mem::size_of;
-        self.rankings.capacity() * (size_of::<(u32, Ranking)>() + 1)
-            + self.rankings.len() * BOX_OVERHEAD_BYTES
-            + self.ranked * size_of::<Candidate>()
+        [
+            self.nodes.len() * size_of::<Node>(),
+            self.index.bytes(),
+            self.links.len() * size_of::<Link>(),
+            self.rankings.capacity() * (size_of::<(u32, Ranking)>() + 1)
+                + self.rankings.len() * BOX_OVERHEAD_BYTES
+                + self.ranked * size_of::<Candidate>(),
+            (self.to_gather.len() + self.dying.len()) * size_of::<u32>(),
+        ]
     }
 
     /// A position found lost for the owner: its dependants lose it or move on.
@@ -388,6 +390,7 @@ impl Defence {
             .collect();
         let fresh = &self.fresh;
         let megabytes = |bytes: usize| bytes >> 20;
+        let [nodes, index, links, rankings, _] = self.parts();
         format!(
             "{} positions, {dead} lost, {} to gather; by stones {}; {} fresh searches \
              ({} nodes, {} lost, {} undecided); MB: nodes {}, index {}, links {}, rankings {}",
@@ -398,10 +401,10 @@ impl Defence {
             fresh.nodes,
             fresh.lost,
             fresh.undecided,
-            megabytes(self.nodes.len() * std::mem::size_of::<Node>()),
-            megabytes(self.index.bytes()),
-            megabytes(self.links.len() * std::mem::size_of::<Link>()),
-            megabytes(self.ranking_bytes()),
+            megabytes(nodes),
+            megabytes(index),
+            megabytes(links),
+            megabytes(rankings),
         )
     }
 }

@@ -77,9 +77,9 @@ pub struct Budget<'a> {
     /// is written by following their values down to the proof's tables (see
     /// [`Search::guided`]).
     pub guide: Option<&'a Tablebase>,
-    /// What a `--method exits` search of the same prover disproved: the defender's
-    /// turns into those positions come first when a defence is written (see
-    /// [`ForcedDefences`]).
+    /// What a `--method exits` search of the same prover disproved: leaves of the
+    /// search, disproved whatever the path, and the defender's first choices when a
+    /// defence is written (see [`ForcedDefences`]).
     pub forced: Option<&'a ForcedDefences>,
 }
 
@@ -384,14 +384,15 @@ impl Search<'_> {
             Some(Search::decided(prover_wins == mover_is_prover))
         };
         let end = Search::game_end(position);
-        if end.is_none()
-            && let Some(numbers) = stored()
-        {
-            return Some((numbers, INDEPENDENT));
-        }
-        // So does an exits search's disproof: the defender forces its way out from here.
-        if end.is_none() && self.forced(position).is_some() {
-            return Some((Search::decided(!mover_is_prover), INDEPENDENT));
+        if end.is_none() {
+            if let Some(numbers) = stored() {
+                return Some((numbers, INDEPENDENT));
+            }
+            // So does an exits search's disproof: the defender forces its way out from
+            // here.
+            if self.forced(position).is_some() {
+                return Some((Search::decided(!mover_is_prover), INDEPENDENT));
+            }
         }
         let (outcome, low) = match end {
             Some(end) => (end, INDEPENDENT),

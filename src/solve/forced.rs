@@ -56,13 +56,12 @@ impl ForcedDefences {
         if (board, chain_rule) != (rules.board, rules.chain_rule) {
             bail!("{name} is the checkpoint of a search under other rules");
         }
-        let decided: Vec<Stored> = entries
-            .into_iter()
-            .filter(|&(_, phi, delta, _)| phi == 0 || delta == 0)
-            .collect();
-        let mut table = ProofTable::new(((decided.len() * BYTES_PER_HINT) >> 20) + 1);
-        let hints = decided.len();
-        for entry in decided {
+        // Counted first and restored from the entries themselves: a copy of the decided
+        // ones would hold a second GB beside the checkpoint's.
+        let decided = |&(_, phi, delta, _): &Stored| phi == 0 || delta == 0;
+        let hints = entries.iter().filter(|entry| decided(entry)).count();
+        let mut table = ProofTable::new(((hints * BYTES_PER_HINT) >> 20) + 1);
+        for entry in entries.into_iter().filter(decided) {
             table.restore(entry);
         }
         Ok(ForcedDefences {

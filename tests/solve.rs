@@ -1083,6 +1083,54 @@ fn an_exits_searchs_disproofs_are_leaves_of_a_dfpn_search() {
     }
 }
 
+/// A defence stopped by its budget keeps its finished part in the store: the positions
+/// whose every line stays among those gathered. The next run takes them as leaves, takes
+/// fewer nodes than a run without them, and its proof, completed through them, checks.
+#[test]
+fn a_defence_left_unfinished_keeps_its_finished_part_in_the_store() {
+    // Black to move loses: "Black wins?" is disproved, and White's defence is written.
+    let fen = "9/B8/9/6W1W/9 b";
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-closed-part");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_owned();
+    let store = path("proofs");
+    let ask = |extra: &[&str]| {
+        let common = ["--fen", fen, "--memory", "64", "--ask", "black"];
+        vato_solve(&[&common[..], extra].concat())
+    };
+    let (ok, alone, error) = ask(&["--no-store"]);
+    assert!(
+        ok && alone.contains("\nproven: draw or better for white\n"),
+        "{alone}{error}"
+    );
+    // The search takes about 8,000 nodes, and the writer as many again: too few.
+    let (ok, stopped, error) = ask(&["--nodes", "8000", "--store", &store]);
+    assert!(ok && stopped.starts_with("unknown "), "{stopped}{error}");
+    let added = stopped
+        .lines()
+        .find_map(|line| line.split(": ").nth(1)?.strip_suffix(" in all"))
+        .and_then(|counts| counts.split_whitespace().next()?.parse::<u64>().ok())
+        .unwrap_or(0);
+    assert!(added > 0, "nothing of the defence kept: {stopped}");
+
+    let proof = path("through-the-store.proof");
+    let (ok, resumed, error) = ask(&["--store", &store, "--proof", &proof]);
+    assert!(
+        ok && resumed.contains("\nproven: draw or better for white\n"),
+        "{resumed}{error}"
+    );
+    assert!(
+        nodes_of(&resumed) < nodes_of(&alone),
+        "{resumed} against {alone}"
+    );
+    let (ok, checked, error) = vato_solve(&["--check", &proof]);
+    assert!(
+        ok && checked.starts_with("proof ok: draw or better for white"),
+        "{checked}{error}"
+    );
+}
+
 /// One question asked alone (`--ask`): a proof gives the value, a disproof one side's
 /// result, which joins the store as such.
 #[test]

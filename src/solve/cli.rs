@@ -348,6 +348,16 @@ fn keep_results(
             return format!("store: not kept, a strategy does not hold: {e:#}");
         }
     }
+    // Checked position by position when the writer stopped (see `defence::closed`).
+    let table_stones = tables.map_or(0, |t| u8::try_from(t.max_stones()).unwrap_or(u8::MAX));
+    for closed in &solved.closed {
+        store.learn(
+            closed.owner,
+            Guarantee::NoLoss,
+            &closed.reached,
+            table_stones,
+        );
+    }
     save_store(store, dir).unwrap_or_else(|e| format!("store: not kept: {e:#}"))
 }
 

@@ -21,8 +21,10 @@
 //! beside it now and then and when the run stops (see `saved`), and the next run goes on
 //! from there.
 
+mod closed;
 mod saved;
 
+pub use closed::ClosedDefence;
 pub(super) use saved::{DefenceFile, Question};
 
 use super::dfpn::Search;
@@ -373,26 +375,29 @@ impl Defence {
     }
 
     /// What has been gathered, for diagnostics: the positions, how many died, how many
-    /// wait, and per stone count the positions gathered and (after `/`) those that died;
+    /// wait, and per material (the owner's stones first) the positions gathered and (after `/`) those that died;
     /// the fresh searches; the memory of each part, in MB.
     fn census(&self) -> String {
-        let mut by_stones = std::collections::BTreeMap::<u32, (usize, usize)>::new();
+        // By material, the owner's stones first: whether the defence grows where the
+        // owner is the stronger side or the weaker tells which choices to improve.
+        let owner = self.owner.index();
+        let mut by_stones = std::collections::BTreeMap::<(u32, u32), (usize, usize)>::new();
         for node in &self.nodes {
-            let stones = node.stones[0].count() + node.stones[1].count();
-            let entry = by_stones.entry(stones).or_default();
+            let material = (node.stones[owner].count(), node.stones[1 - owner].count());
+            let entry = by_stones.entry(material).or_default();
             entry.0 += 1;
             entry.1 += usize::from(node.has(DEAD));
         }
         let dead: usize = by_stones.values().map(|&(_, dead)| dead).sum();
         let counts: Vec<String> = by_stones
             .iter()
-            .map(|(stones, (all, dead))| format!("{stones}:{all}/{dead}"))
+            .map(|((own, other), (all, dead))| format!("{own}v{other}:{all}/{dead}"))
             .collect();
         let fresh = &self.fresh;
         let megabytes = |bytes: usize| bytes >> 20;
         let [nodes, index, links, rankings, _] = self.parts();
         format!(
-            "{} positions, {dead} lost, {} to gather; by stones {}; {} fresh searches \
+            "{} positions, {dead} lost, {} to gather; by material {}; {} fresh searches \
              ({} nodes, {} lost, {} undecided); MB: nodes {}, index {}, links {}, rankings {}",
             self.nodes.len(),
             self.to_gather.len(),
@@ -449,6 +454,9 @@ impl Search<'_> {
                 if let Some(file) = file.as_mut() {
                     file.save(&defence);
                 }
+                if self.store().is_some() {
+                    self.keep_closed_part(defence);
+                }
                 return None;
             }
             if let Some(index) = defence.dying.pop() {
@@ -475,6 +483,25 @@ impl Search<'_> {
         defence.rankings = HashMap::new();
         defence.ranked = 0;
         Some(self.chosen_turns(&defence, root))
+    }
+
+    /// Keeps what is finished of `defence`, left unfinished, for the store: the parts
+    /// only the gathering needed go first, to make room for the links the search for it
+    /// builds.
+    fn keep_closed_part(&mut self, mut defence: Defence) {
+        defence.links = Vec::new();
+        defence.rankings = HashMap::new();
+        defence.ranked = 0;
+        let started = Instant::now();
+        self.closed = self.closed_part(&defence);
+        tracing::debug!(
+            "finished part of the defence: {} positions of {}, {:.1} s",
+            self.closed
+                .as_ref()
+                .map_or(0, |closed| closed.reached.len()),
+            defence.nodes.len(),
+            started.elapsed().as_secs_f64()
+        );
     }
 
     /// Where the defence of `owner` from `root` is saved, when the search keeps a

@@ -7,6 +7,7 @@
 //! soon as another child becomes more promising.
 
 use super::checkpoint::{Checkpoint, Owner, load, save};
+use super::defence::ClosedDefence;
 use super::forced::ForcedDefences;
 use super::store::StoredResults;
 use super::strategy::{Guarantee, Strategy};
@@ -181,6 +182,8 @@ pub struct Solved {
     /// while the other was left open (such as "White does not lose") is a result worth
     /// keeping in a [`ProofStore`].
     pub learned: Vec<Strategy>,
+    /// The finished parts of defences left unfinished: results for the store too.
+    pub closed: Vec<ClosedDefence>,
 }
 
 impl Solved {
@@ -234,6 +237,8 @@ pub(super) struct Search<'a> {
     /// The checkpoint beside which a strategy being written is saved (see
     /// [`Search::budget_for_strategy`]).
     strategy_checkpoint: Option<Checkpoint<'a>>,
+    /// What was finished of a defence the writer left unfinished, for the store.
+    pub(super) closed: Option<ClosedDefence>,
 }
 
 /// A child of an expanded node: its position and, when it is decided without search
@@ -328,6 +333,12 @@ impl Search<'_> {
     ) -> Option<bool> {
         self.guided(position, false)
             .map(|value| guarantee.kept_by(value.outcome, position.side_to_move(), owner))
+    }
+
+    /// What was finished of the last defence the writer left unfinished (see
+    /// [`Search::closed_part`]), taken out.
+    pub(super) fn take_closed(&mut self) -> Option<ClosedDefence> {
+        self.closed.take()
     }
 
     /// The store of results proved before, if the search has one.
@@ -617,6 +628,9 @@ pub struct Answer {
     /// The prover's proof and disproof numbers at the root when the search stopped:
     /// how far an unknown answer got.
     pub numbers: (u32, u32),
+    /// The finished part of a defence left unfinished, when the search has a store to
+    /// keep it in.
+    pub closed: Option<ClosedDefence>,
 }
 
 impl Answer {
@@ -632,6 +646,7 @@ impl Answer {
                 Proof::Disproved(_) => (INFINITE, 0),
                 Proof::Unknown => (1, 1),
             },
+            closed: None,
         }
     }
 }
@@ -704,6 +719,7 @@ impl<'a> Search<'a> {
             store_dependent,
             pause_at: u64::MAX,
             strategy_checkpoint: None,
+            closed: None,
         })
     }
 

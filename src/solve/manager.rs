@@ -437,6 +437,7 @@ pub(super) fn answer(
             nodes: search.nodes,
             strategy: None,
             numbers: (pn, dn),
+            closed: None,
         });
     }
     // The root's mover reached its goal (the prover a win, the defender anything else)
@@ -480,5 +481,6 @@ pub(super) fn answer(
         nodes: search.nodes,
         strategy,
         numbers: (pn, dn),
+        closed: search.take_closed(),
     })
 }

@@ -164,5 +164,6 @@ fn answer_storing(
         nodes: search.nodes,
         strategy,
         numbers,
+        closed: search.take_closed(),
     }))
 }

@@ -280,6 +280,10 @@ pub fn solve(
         },
         open,
         learned,
+        closed: [first.closed, second.closed]
+            .into_iter()
+            .flatten()
+            .collect(),
     })
 }
 
@@ -343,6 +347,7 @@ pub fn solve_one(
         strategies,
         open,
         learned: answer.strategy.into_iter().collect(),
+        closed: answer.closed.into_iter().collect(),
     })
 }
 

@@ -24,7 +24,6 @@
 mod closed;
 mod saved;
 
-pub use closed::ClosedDefence;
 pub(super) use saved::{DefenceFile, Question};
 
 use super::dfpn::Search;
@@ -375,21 +374,21 @@ impl Defence {
     }
 
     /// What has been gathered, for diagnostics: the positions, how many died, how many
-    /// wait, and per material (the owner's stones first) the positions gathered and (after `/`) those that died;
-    /// the fresh searches; the memory of each part, in MB.
+    /// wait, and per material (the owner's stones first) the positions gathered and
+    /// (after `/`) those that died; the fresh searches; the memory of each part, in MB.
     fn census(&self) -> String {
         // By material, the owner's stones first: whether the defence grows where the
         // owner is the stronger side or the weaker tells which choices to improve.
         let owner = self.owner.index();
-        let mut by_stones = std::collections::BTreeMap::<(u32, u32), (usize, usize)>::new();
+        let mut by_material = std::collections::BTreeMap::<(u32, u32), (usize, usize)>::new();
         for node in &self.nodes {
             let material = (node.stones[owner].count(), node.stones[1 - owner].count());
-            let entry = by_stones.entry(material).or_default();
+            let entry = by_material.entry(material).or_default();
             entry.0 += 1;
             entry.1 += usize::from(node.has(DEAD));
         }
-        let dead: usize = by_stones.values().map(|&(_, dead)| dead).sum();
-        let counts: Vec<String> = by_stones
+        let dead: usize = by_material.values().map(|&(_, dead)| dead).sum();
+        let counts: Vec<String> = by_material
             .iter()
             .map(|((own, other), (all, dead))| format!("{own}v{other}:{all}/{dead}"))
             .collect();

@@ -7,10 +7,9 @@
 //! soon as another child becomes more promising.
 
 use super::checkpoint::{Checkpoint, Owner, load, save};
-use super::defence::ClosedDefence;
 use super::forced::ForcedDefences;
 use super::store::StoredResults;
-use super::strategy::{Guarantee, Strategy};
+use super::strategy::{ClosedDefence, Guarantee, Strategy};
 use super::table::{FINITE_MAX, INFINITE, ProofTable};
 use super::verdict::Verdict;
 use crate::rules::Rules;

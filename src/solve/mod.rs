@@ -55,7 +55,7 @@ pub use mapped_store::MappedStore;
 pub use proof_file::ProofFile;
 pub use sample::{Agreement, agreement, random_positions};
 pub use store::{PROOFS_VARIABLE, ProofStore, Proven, StoredResults, default_store_dir};
-pub use strategy::{Guarantee, Strategy};
+pub use strategy::{ClosedDefence, Guarantee, Strategy};
 pub use two_questions::{
     answer, on_own_stack, prove, second_checkpoint, solve, solve_on_own_stack, solve_one,
 };

@@ -59,6 +59,17 @@ impl Strategy {
     }
 }
 
+/// The positions of a defence left unfinished whose every line stays among them or ends
+/// where its owner does not lose (see `defence::closed`): each is a "does not lose"
+/// result of `owner`, worth keeping in a store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClosedDefence {
+    /// The side that does not lose.
+    pub owner: Color,
+    /// Each position's key, with the owner's turn where the owner is to move.
+    pub reached: Vec<(u64, Option<Turn>)>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,20 +8,9 @@
 //! the same owner takes them as leaves instead of gathering them again.
 
 use super::{CHOSEN_OPEN, DEAD, Defence};
-use crate::rules::position::Color;
 use crate::rules::turn::Turn;
 use crate::solve::dfpn::Search;
-use crate::solve::strategy::Guarantee;
-
-/// The positions of an unfinished defence whose every line stays among them or ends where
-/// its owner does not lose: each is a "does not lose" result of `owner`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ClosedDefence {
-    /// The side that does not lose.
-    pub owner: Color,
-    /// Each position's key, with the owner's turn where the owner is to move.
-    pub reached: Vec<(u64, Option<Turn>)>,
-}
+use crate::solve::strategy::{ClosedDefence, Guarantee};
 
 impl Defence {
     /// The gathered positions from which no line leads to one still open (to gather, or
@@ -34,7 +23,9 @@ impl Defence {
         let mut starts = vec![0u32; count + 1];
         self.for_each_link(search, |child, _| starts[child as usize + 1] += 1);
         for at in 0..count {
-            starts[at + 1] += starts[at];
+            starts[at + 1] = starts[at]
+                .checked_add(starts[at + 1])
+                .expect("fewer than 2^32 links in a defence");
         }
         let mut filled = starts.clone();
         let mut parents = vec![0u32; starts[count] as usize];

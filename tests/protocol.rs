@@ -2398,7 +2398,8 @@ fn solve_runs_as_a_task_that_stop_ends() {
     assert!(error.contains("solve"), "{error}");
 }
 
-/// Runs `vato solve --fen FEN --proof FILE` without tables: the turn it names.
+/// Runs `vato solve --fen FEN --proof FILE` without tables and without the machine's proof
+/// store: the turn it names.
 fn solve_with_proof(fen: &str, proof: &Path) -> String {
     solve_with_proof_in(fen, proof, &[])
 }
@@ -2407,6 +2408,7 @@ fn solve_with_proof(fen: &str, proof: &Path) -> String {
 fn solve_with_proof_in(fen: &str, proof: &Path, more: &[&str]) -> String {
     let output = Command::new(env!("CARGO_BIN_EXE_vato"))
         .env("VATO_TABLEBASES", "")
+        .env("VATO_PROOFS", "")
         .args(["solve", "--fen", fen, "--proof"])
         .arg(proof)
         .args(more)

@@ -1107,12 +1107,16 @@ fn a_defence_left_unfinished_keeps_its_finished_part_in_the_store() {
     // The search takes about 8,000 nodes, and the writer as many again: too few.
     let (ok, stopped, error) = ask(&["--nodes", "8000", "--store", &store]);
     assert!(ok && stopped.starts_with("unknown "), "{stopped}{error}");
-    let added = stopped
+    let kept = stopped
         .lines()
-        .find_map(|line| line.split(": ").nth(1)?.strip_suffix(" in all"))
-        .and_then(|counts| counts.split_whitespace().next()?.parse::<u64>().ok())
+        .find_map(|line| {
+            line.split("; ")
+                .nth(1)?
+                .strip_suffix(" positions of unfinished defences kept")
+        })
+        .and_then(|count| count.parse::<u64>().ok())
         .unwrap_or(0);
-    assert!(added > 0, "nothing of the defence kept: {stopped}");
+    assert!(kept > 0, "nothing of the defence kept: {stopped}");
 
     let proof = path("through-the-store.proof");
     let (ok, resumed, error) = ask(&["--store", &store, "--proof", &proof]);

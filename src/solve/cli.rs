@@ -348,17 +348,23 @@ fn keep_results(
             return format!("store: not kept, a strategy does not hold: {e:#}");
         }
     }
-    // Checked position by position when the writer stopped (see `defence::closed`).
+    let saved = save_store(store, dir).unwrap_or_else(|e| format!("store: not kept: {e:#}"));
+    // Checked position by position when the writer stopped (see `defence::closed`), and
+    // written apart: there may be a hundred million of them.
     let table_stones = tables.map_or(0, |t| u8::try_from(t.max_stones()).unwrap_or(u8::MAX));
+    let mut finished = 0;
     for closed in &solved.closed {
-        store.learn(
-            closed.owner,
-            Guarantee::NoLoss,
-            &closed.reached,
-            table_stones,
-        );
+        let (owner, reached) = (closed.owner, &closed.reached);
+        match store.write_results(dir, owner, Guarantee::NoLoss, reached, table_stones) {
+            Ok(_) => finished += reached.len(),
+            Err(e) => return format!("{saved}; a defence's finished part not kept: {e:#}"),
+        }
     }
-    save_store(store, dir).unwrap_or_else(|e| format!("store: not kept: {e:#}"))
+    if finished > 0 {
+        format!("{saved}; {finished} positions of unfinished defences kept")
+    } else {
+        saved
+    }
 }
 
 /// Writes what `store` added to its folder `dir`: the line that says how much.

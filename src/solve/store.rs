@@ -292,6 +292,46 @@ impl ProofStore {
         }
     }
 
+    /// Writes `reached`, checked positions where `owner` keeps `guarantee` (with its
+    /// turn where it is to move), straight to a new segment in `dir`, leaving out what
+    /// this store holds of them already: the segment's path, or `None` when nothing was
+    /// new. A defence's finished part can hold a hundred million positions, whose maps
+    /// in [`ProofStore::learn`] would need several times the memory of the segment.
+    pub fn write_results(
+        &self,
+        dir: &Path,
+        owner: Color,
+        guarantee: Guarantee,
+        reached: &[(u64, Option<Turn>)],
+        table_stones: u8,
+    ) -> Result<Option<PathBuf>> {
+        let flags = flag(owner, guarantee);
+        let mut entries: Vec<(u64, Known)> = reached
+            .iter()
+            .filter(|&&(key, _)| {
+                self.known(key)
+                    .is_none_or(|known| known.achieves(owner, guarantee).is_none())
+            })
+            .map(|&(key, turn)| (key, Known { flags, turn }))
+            .collect();
+        if entries.is_empty() {
+            return Ok(None);
+        }
+        entries.sort_unstable_by_key(|&(key, _)| key);
+        entries.dedup_by_key(|&mut (key, _)| key);
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot make the proof store's folder {}", dir.display()))?;
+        let segment = Segment {
+            board: self.board,
+            chain_rule: self.chain_rule,
+            table_stones,
+            entries,
+        };
+        let path = dir.join(segment_name());
+        write_atomically(&path, &segment.to_bytes())?;
+        Ok(Some(path))
+    }
+
     /// Adds what `known` says of the position with key `key`, and keeps it to be written
     /// when it says something new; whether it did.
     fn add(&mut self, key: u64, known: Known) -> bool {

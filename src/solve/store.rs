@@ -319,17 +319,7 @@ impl ProofStore {
         }
         entries.sort_unstable_by_key(|&(key, _)| key);
         entries.dedup_by_key(|&mut (key, _)| key);
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot make the proof store's folder {}", dir.display()))?;
-        let segment = Segment {
-            board: self.board,
-            chain_rule: self.chain_rule,
-            table_stones,
-            entries,
-        };
-        let path = dir.join(segment_name());
-        write_atomically(&path, &segment.to_bytes())?;
-        Ok(Some(path))
+        self.write_segment(dir, table_stones, entries).map(Some)
     }
 
     /// Adds what `known` says of the position with key `key`, and keeps it to be written
@@ -402,20 +392,32 @@ impl ProofStore {
         if self.added.is_empty() {
             return Ok(None);
         }
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot make the proof store's folder {}", dir.display()))?;
         let mut entries: Vec<(u64, Known)> = self.added.iter().map(|(&k, &v)| (k, v)).collect();
         entries.sort_unstable_by_key(|&(key, _)| key);
+        let path = self.write_segment(dir, self.table_stones, entries)?;
+        self.added.clear();
+        Ok(Some(path))
+    }
+
+    /// Writes `entries` (sorted by key, each key once) as a new segment of this store's
+    /// rules in `dir` (made if needed), through a temporary name: its path.
+    fn write_segment(
+        &self,
+        dir: &Path,
+        table_stones: u8,
+        entries: Vec<(u64, Known)>,
+    ) -> Result<PathBuf> {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot make the proof store's folder {}", dir.display()))?;
         let segment = Segment {
             board: self.board,
             chain_rule: self.chain_rule,
-            table_stones: self.table_stones,
+            table_stones,
             entries,
         };
         let path = dir.join(segment_name());
         write_atomically(&path, &segment.to_bytes())?;
-        self.added.clear();
-        Ok(Some(path))
+        Ok(path)
     }
 }
 

@@ -109,20 +109,16 @@ impl Search<'_> {
             };
             turns.clear();
             self.rules.turn_rules().generate(&position, &mut turns);
-            let turn = if position.side_to_move() == owner {
-                let chosen = defence.nodes[index as usize].chosen;
-                if !turns.contains(&chosen) || !holds(chosen) {
-                    tracing::warn!("a closed part of the defence does not hold at {position}");
-                    return None;
-                }
-                Some(chosen)
-            } else {
-                if !turns.iter().all(|&turn| holds(turn)) {
-                    tracing::warn!("a closed part of the defence does not hold at {position}");
-                    return None;
-                }
-                None
+            let turn =
+                (position.side_to_move() == owner).then(|| defence.nodes[index as usize].chosen);
+            let kept = match turn {
+                Some(chosen) => turns.contains(&chosen) && holds(chosen),
+                None => turns.iter().all(|&turn| holds(turn)),
             };
+            if !kept {
+                tracing::warn!("a closed part of the defence does not hold at {position}");
+                return None;
+            }
             reached.push((position.key(), turn));
         }
         (!reached.is_empty()).then_some(ClosedDefence { owner, reached })

@@ -18,6 +18,10 @@
 #       store, each checked on the way: a store lost with its machine comes back from
 #       them. Run it first on a new machine; it adds nothing when the store has them.
 #
+#   scripts/campaign.sh compact [--store DIR]
+#       Merges the proof store's segments into one (`vato solve --compact-store`): each
+#       run adds a segment, and every lookup asks each segment. Safe while runs go on.
+#
 #   scripts/campaign.sh adopt [options] [names or prefixes...]
 #       Copies the proofs the runs wrote (NAME.proof in the campaign folder) of the
 #       chosen positions into proofs/tsivy/ (or --into DIR), each checked first over
@@ -276,6 +280,12 @@ seed() {
     "$vato" solve --merge-store "${proofs[@]}" "${options[@]}" </dev/null
 }
 
+compact() {
+    local -a options=()
+    [[ -n "$store" ]] && options+=(--store "$store")
+    "$vato" solve --compact-store "${options[@]}" </dev/null
+}
+
 # The README's words for a checked claim ("win for black" with White to move is a loss).
 value_words() {
     case "$1" in
@@ -322,13 +332,13 @@ adopt() {
 }
 
 usage() {
-    echo "Usage: scripts/campaign.sh status|jobs|run|seed|adopt [--time S] [--memory MB] [--strategy-memory MB] [--threads N] [--method M] [--store DIR] [--tablebase-path DIR] [--tablebase-stones N] [--guide-stones N] [--data DIR] [--list FILE] [--into DIR] [--keep] [--forced] [--exact] [names or prefixes...]"
+    echo "Usage: scripts/campaign.sh status|jobs|run|seed|compact|adopt [--time S] [--memory MB] [--strategy-memory MB] [--threads N] [--method M] [--store DIR] [--tablebase-path DIR] [--tablebase-stones N] [--guide-stones N] [--data DIR] [--list FILE] [--into DIR] [--keep] [--forced] [--exact] [names or prefixes...]"
 }
 
 action="${1:-}"
 (($#)) && shift
 case "$action" in
-status | jobs | run | seed | adopt)
+status | jobs | run | seed | compact | adopt)
     parse "$@"
     "$action"
     ;;

@@ -239,6 +239,52 @@ fn shards_stores_merged_give_the_values_of_one_run() {
     assert!(ok && store_counts(&answer).0 == 0, "{answer}{error}");
 }
 
+/// Compacting merges a store's segments into one that answers as they did: the next
+/// run reads the same value in as few nodes, and a store of one segment is left alone.
+#[test]
+fn a_compacted_store_is_one_segment_that_answers_as_before() {
+    let dir = folder("compact");
+    let store = dir.join("store").to_str().unwrap().to_string();
+    for k in ["1/2", "2/2"] {
+        let (ok, part, error) = vato_solve(&["--fen", SMALL, "--shard", k, "--store", &store]);
+        assert!(ok && part.contains("turn "), "{part}{error}");
+    }
+    // The first run proves the root from the shards' results and stores it; the second
+    // reads it.
+    let (ok, first, error) = vato_solve(&["--fen", SMALL, "--store", &store]);
+    assert!(ok && first.starts_with("loss "), "{first}{error}");
+    let (ok, before, error) = vato_solve(&["--fen", SMALL, "--store", &store]);
+    assert!(ok && before.starts_with("loss "), "{before}{error}");
+    let count = segments(Path::new(&store)).len();
+    assert!(count >= 2, "{count} segments");
+
+    let (ok, answer, error) = vato_solve(&["--compact-store", "--store", &store]);
+    assert!(ok, "{error}");
+    assert!(
+        answer.contains(&format!("{count} segments")) && answer.contains("compacted into one"),
+        "{answer}"
+    );
+    assert_eq!(segments(Path::new(&store)).len(), 1, "{answer}");
+    let (ok, after, error) = vato_solve(&["--fen", SMALL, "--store", &store]);
+    assert!(ok, "{error}");
+    assert_eq!(
+        after.split_whitespace().next(),
+        before.split_whitespace().next(),
+        "{after} against {before}"
+    );
+    assert_eq!(
+        nodes_of(&after),
+        nodes_of(&before),
+        "{after} against {before}"
+    );
+
+    let (ok, answer, error) = vato_solve(&["--compact-store", "--store", &store]);
+    assert!(
+        ok && answer.contains("nothing to compact"),
+        "{answer}{error}"
+    );
+}
+
 /// A proof file (such as those committed under `proofs/`) joins a store once it is
 /// checked, so a store lost with its machine is rebuilt from the proofs; a damaged proof
 /// or one of other rules is refused in one line and the store is left as it was.

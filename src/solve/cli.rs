@@ -3,6 +3,7 @@
 use super::certificate::Certificate;
 use super::check::{Checked, check, tables_suffice};
 use super::checkpoint::Checkpoint;
+use super::compaction::compact_store;
 use super::dfpn::{Budget, Method};
 use super::forced::ForcedDefences;
 use super::mapped_store::MappedStore;
@@ -149,6 +150,11 @@ pub struct SolveArgs {
     /// store, as one new segment, and stop.
     #[arg(long, value_name = "DIR|FILE", num_args = 1.., conflicts_with_all = ["fen", "shard", "combine", "checkpoint", "proof", "check", "sample", "no_store"])]
     merge_store: Option<Vec<PathBuf>>,
+    /// Merge the proof store's segments of this game into one, and stop: a store of many
+    /// segments answers more slowly (each lookup asks every segment). Safe while other
+    /// runs read or add to the store.
+    #[arg(long, conflicts_with_all = ["fen", "shard", "combine", "checkpoint", "proof", "check", "sample", "no_store", "merge_store"])]
+    compact_store: bool,
     /// Read the lines of the shards' outputs and give the root's value from its turns'
     /// values (every turn must be there, decided).
     #[arg(long, value_name = "FILE", num_args = 1..)]
@@ -403,6 +409,28 @@ fn merge_stores(args: &SolveArgs, sources: &[PathBuf], out: &mut impl Write) -> 
     Ok(())
 }
 
+/// `vato solve --compact-store`: the store's segments of the game merged into one; the
+/// line that says what was done.
+fn compact(args: &SolveArgs, out: &mut impl Write) -> Result<()> {
+    let Some(dir) = store_dir(args) else {
+        bail!("--compact-store: no proof store (give --store DIR)");
+    };
+    let line = match compact_store(&dir, &args.rules.rules())? {
+        Some(done) => format!(
+            "store {}: {} segments ({} entries) compacted into one of {} positions, {}",
+            dir.display(),
+            done.segments,
+            done.entries,
+            done.positions,
+            done.path.display()
+        ),
+        None => format!("store {}: nothing to compact", dir.display()),
+    };
+    writeln!(out, "{line}")?;
+    out.flush()?;
+    Ok(())
+}
+
 /// Adds the strategies of the proof file `file` to `store`, each followed (so checked)
 /// with the table layers the proof rests on and no larger ones, so that the store does
 /// not come to need more tables than the proof did.
@@ -632,6 +660,9 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
     }
     if let Some(sources) = &args.merge_store {
         return merge_stores(&args, sources, out);
+    }
+    if args.compact_store {
+        return compact(&args, out);
     }
     let rules = args.rules.rules();
     let root = match &args.fen {

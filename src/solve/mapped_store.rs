@@ -9,12 +9,13 @@
 
 use super::codes::{board_code, chain_code};
 use super::known::Known;
+use super::prefetch::prefetch;
 use super::store::{ENTRY_BYTES, Layout, StoredResults, decode_entry, entry_key, segments};
-use crate::key_search::{interpolate, search_near};
+use crate::key_search::{interpolate, partition_point, search_near};
 use crate::rules::Rules;
 use anyhow::{Context, Result};
 use memmap2::Mmap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// A proof store opened for reading without being read: see the module's documentation.
@@ -31,15 +32,53 @@ pub struct MappedStore {
 struct MappedSegment {
     map: Mmap,
     layout: Layout,
-    /// The segment's path, for messages.
-    name: String,
+    /// The segment's path.
+    path: PathBuf,
     /// A bit a block, set once the block has passed its checksum (the map does not change,
     /// so a block is summed once).
     verified: Vec<AtomicU64>,
+    /// Blocks by the top bits of keys: how many blocks start below each value of those
+    /// bits, so that a key's block is found among one or two rather than searched for.
+    directory: Directory,
     /// Whether a damaged block has been found: reported once a segment.
     damaged: AtomicBool,
     /// Whether damage goes unreported (see [`MappedStore::damaged`]).
     quiet: bool,
+}
+
+/// Where blocks start, by the top bits of their first keys; see [`MappedSegment`].
+#[derive(Debug)]
+struct Directory {
+    /// The top bits of a key: the key shifted right by this (64 for a single bucket).
+    shift: u32,
+    /// For each value of the top bits, how many blocks start below it; then the count of
+    /// blocks.
+    below: Vec<u32>,
+}
+
+impl Directory {
+    /// The directory of `blocks` blocks whose first keys `first_key` gives, in order.
+    fn new(blocks: usize, first_key: impl Fn(usize) -> u64) -> Directory {
+        let buckets = blocks.max(1).next_power_of_two();
+        let shift = 64 - buckets.trailing_zeros();
+        let bucket = |key: u64| key.checked_shr(shift).unwrap_or(0) as usize;
+        let mut below = Vec::with_capacity(buckets + 1);
+        let mut at = 0;
+        for value in 0..=buckets {
+            while at < blocks && bucket(first_key(at)) < value {
+                at += 1;
+            }
+            below.push(u32::try_from(at).unwrap_or(u32::MAX));
+        }
+        Directory { shift, below }
+    }
+
+    /// The blocks among which the last to start at or below `key` lies: those starting
+    /// below its bucket are all at or below it, those starting above it none.
+    fn blocks_around(&self, key: u64) -> (usize, usize) {
+        let bucket = key.checked_shr(self.shift).unwrap_or(0) as usize;
+        (self.below[bucket] as usize, self.below[bucket + 1] as usize)
+    }
 }
 
 impl MappedStore {
@@ -81,11 +120,13 @@ impl MappedStore {
             let verified = (0..layout.block_count.div_ceil(64))
                 .map(|_| AtomicU64::new(0))
                 .collect();
+            let directory = Directory::new(layout.block_count, |n| layout.first_key(&map, n));
             store.segments.push(MappedSegment {
                 map,
                 layout,
-                name,
+                path,
                 verified,
+                directory,
                 damaged: AtomicBool::new(false),
                 quiet: !report,
             });
@@ -110,6 +151,93 @@ impl MappedStore {
     pub fn is_empty(&self) -> bool {
         self.segments.is_empty()
     }
+
+    /// Entries in the segments: the positions stored, a position stored by several
+    /// segments counted in each (a compacted store counts each once).
+    pub(super) fn len(&self) -> usize {
+        self.segments
+            .iter()
+            .map(|segment| segment.layout.count as usize)
+            .sum()
+    }
+
+    /// The segments' paths, in the order they were written.
+    pub(super) fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.segments.iter().map(|segment| segment.path.as_path())
+    }
+
+    /// Every stored result in key order, what the segments say of one position folded in
+    /// the order they were written; an error, and nothing after it, at the first damaged
+    /// block or entry.
+    pub(super) fn entries(&self) -> impl Iterator<Item = Result<(u64, Known)>> + '_ {
+        merge_sorted(self.segments.iter().map(MappedSegment::entries).collect())
+    }
+}
+
+/// A run of results, in increasing key order.
+type Run<'a> = Box<dyn Iterator<Item = Result<(u64, Known)>> + 'a>;
+
+/// Takes the next result of run `run` into `heads` and `heap`.
+fn pull(
+    run: usize,
+    runs: &mut [Run<'_>],
+    heads: &mut [Option<Known>],
+    heap: &mut std::collections::BinaryHeap<std::cmp::Reverse<(u64, usize)>>,
+) -> Result<()> {
+    if let Some(next) = runs[run].next() {
+        let (key, known) = next?;
+        heads[run] = Some(known);
+        heap.push(std::cmp::Reverse((key, run)));
+    }
+    Ok(())
+}
+
+/// Runs of results (each in increasing key order), merged into one in key order, what
+/// the runs say of one key folded in the runs' order; an error ends the merge.
+fn merge_sorted<'a>(mut runs: Vec<Run<'a>>) -> Run<'a> {
+    if runs.len() == 1 {
+        // A compacted store: nothing to merge.
+        return runs.pop().expect("one run");
+    }
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let mut heads: Vec<Option<Known>> = vec![None; runs.len()];
+    let mut heap: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+    let mut failed: Option<anyhow::Error> = None;
+    for run in 0..runs.len() {
+        if let Err(e) = pull(run, &mut runs, &mut heads, &mut heap) {
+            failed.get_or_insert(e);
+        }
+    }
+    let mut done = false;
+    Box::new(std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        if let Some(e) = failed.take() {
+            done = true;
+            return Some(Err(e));
+        }
+        let Reverse((key, run)) = heap.pop()?;
+        let mut folded = heads[run].take().expect("a head for each run in the heap");
+        let mut next = pull(run, &mut runs, &mut heads, &mut heap);
+        // Ties pop in run order: the earlier run's word comes first.
+        while next.is_ok() {
+            match heap.peek() {
+                Some(&Reverse((same, later))) if same == key => {
+                    heap.pop();
+                    folded = folded.with(heads[later].take().expect("a head"));
+                    next = pull(later, &mut runs, &mut heads, &mut heap);
+                }
+                _ => break,
+            }
+        }
+        if let Err(e) = next {
+            done = true;
+            return Some(Err(e));
+        }
+        Some(Ok((key, folded)))
+    }))
 }
 
 impl StoredResults for MappedStore {
@@ -121,18 +249,19 @@ impl StoredResults for MappedStore {
             .filter_map(|segment| segment.known(key))
             .reduce(Known::with)
     }
+
+    fn prefetch(&self, key: u64) {
+        for segment in &self.segments {
+            segment.prefetch(key);
+        }
+    }
 }
 
 impl MappedSegment {
     /// What this segment says of the position with key `key`; nothing when its block is
     /// damaged (said once on standard error).
     fn known(&self, key: u64) -> Option<Known> {
-        let bytes: &[u8] = &self.map;
-        let blocks = self.layout.block_count;
-        let first_key = |n: usize| self.layout.first_key(bytes, n);
-        let guess = interpolate(key, 0, u64::MAX, blocks);
-        let after = search_near(blocks, guess, |n| first_key(n) <= key);
-        let number = after.checked_sub(1)?;
+        let number = self.block_of(key)?;
         let body = match self.block(number) {
             Ok(body) => body,
             Err(e) => {
@@ -142,12 +271,7 @@ impl MappedSegment {
         };
         let entries = body.len() / ENTRY_BYTES;
         let entry = |i: usize| &body[i * ENTRY_BYTES..(i + 1) * ENTRY_BYTES];
-        let end_key = if number + 1 < blocks {
-            first_key(number + 1)
-        } else {
-            u64::MAX
-        };
-        let guess = interpolate(key, first_key(number), end_key, entries);
+        let guess = self.guess(number, key, entries);
         let at = search_near(entries, guess, |i| entry_key(entry(i)) < key);
         if at == entries || entry_key(entry(at)) != key {
             return None;
@@ -159,6 +283,77 @@ impl MappedSegment {
                 None
             }
         }
+    }
+
+    /// The block where `key` would be, if any block starts at or below it.
+    fn block_of(&self, key: u64) -> Option<usize> {
+        let (low, high) = self.directory.blocks_around(key);
+        let first_key = |n: usize| self.layout.first_key(&self.map, n);
+        let after = low + partition_point(high - low, |n| first_key(low + n) <= key);
+        after.checked_sub(1)
+    }
+
+    /// Where `key` would be among the `entries` of block `number` if they were spread
+    /// evenly from its first key to the next block's.
+    fn guess(&self, number: usize, key: u64, entries: usize) -> usize {
+        let end_key = if number + 1 < self.layout.block_count {
+            self.layout.first_key(&self.map, number + 1)
+        } else {
+            u64::MAX
+        };
+        interpolate(
+            key,
+            self.layout.first_key(&self.map, number),
+            end_key,
+            entries,
+        )
+    }
+
+    /// Asks the memory for the entry where `key` would be.
+    fn prefetch(&self, key: u64) {
+        let Some(number) = self.block_of(key) else {
+            return;
+        };
+        let body = self.layout.unverified_block(&self.map, number);
+        let entries = body.len() / ENTRY_BYTES;
+        let at = self
+            .guess(number, key, entries)
+            .min(entries.saturating_sub(1));
+        if let Some(byte) = body.get(at * ENTRY_BYTES) {
+            prefetch(byte);
+        }
+    }
+
+    /// The segment's results in key order; an error at the first damaged block or entry.
+    fn entries(&self) -> Run<'_> {
+        let blocks = 0..self.layout.block_count;
+        let mut last: Option<u64> = None;
+        Box::new(
+            blocks
+                .flat_map(move |number| {
+                    let body = self.layout.block(&self.map, number);
+                    let (body, failed) = match body {
+                        Ok(body) => (body, None),
+                        Err(e) => (&[][..], Some(Err(e))),
+                    };
+                    failed
+                        .into_iter()
+                        .chain(body.chunks_exact(ENTRY_BYTES).map(move |entry| {
+                            decode_entry(entry).with_context(|| {
+                                format!("damaged: block {number} holds a bad entry")
+                            })
+                        }))
+                })
+                .map(move |entry| {
+                    let (key, known) = entry?;
+                    if last.is_some_and(|previous| previous >= key) {
+                        anyhow::bail!("damaged: its positions are out of order");
+                    }
+                    last = Some(key);
+                    Ok((key, known))
+                })
+                .map(|entry| entry.with_context(|| format!("proof store {}", self.path.display()))),
+        )
     }
 
     /// Block `number`'s bytes, its checksum verified the first time.
@@ -176,7 +371,7 @@ impl MappedSegment {
         if !self.damaged.swap(true, Ordering::Relaxed) && !self.quiet {
             tracing::warn!(
                 "proof store {}: {why}; its other blocks are still read",
-                self.name
+                self.path.display()
             );
         }
     }
@@ -217,6 +412,31 @@ mod tests {
         store.learn(Color::Black, Guarantee::NoLoss, &draws, 4);
         store.save(dir).unwrap();
         store
+    }
+
+    #[test]
+    fn the_directory_brackets_the_block_of_every_key() {
+        for blocks in [1usize, 2, 3, 7, 64, 1000] {
+            let mut firsts: Vec<u64> = (0..blocks as u64)
+                .map(|i| (i + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .collect();
+            firsts.sort_unstable();
+            firsts[0] = firsts[0].min(5);
+            let directory = Directory::new(blocks, |n| firsts[n]);
+            let probes = (0..5000u64).map(|i| i.wrapping_mul(0xd6e8_feb8_6659_fd93));
+            for key in probes.chain([0, 4, 5, 6, u64::MAX]).chain(firsts.clone()) {
+                let (low, high) = directory.blocks_around(key);
+                let wanted = firsts.partition_point(|&first| first <= key);
+                assert!(
+                    low <= wanted && wanted <= high,
+                    "{blocks} blocks, key {key}"
+                );
+                assert!(
+                    high - low <= blocks.min(8),
+                    "{blocks} blocks: {low}..{high}"
+                );
+            }
+        }
     }
 
     #[test]

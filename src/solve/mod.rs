@@ -22,6 +22,7 @@ mod checkpoint;
 mod cli;
 mod codes;
 mod compact_proof;
+mod compaction;
 mod defence;
 mod dfpn;
 mod extract;

@@ -21,13 +21,14 @@ use super::certificate::unpack_turn;
 use super::check::{ByKey, follow};
 use super::codes::{board_code, chain_code};
 use super::known::{Known, NO_TURN, flag};
+use super::mapped_store::MappedStore;
 use super::sorted_results::SortedResults;
 use super::strategy::{Guarantee, Strategy};
 use crate::data_folder::data_folder;
 use crate::rules::Rules;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
-use crate::safe_file::{checksum, write_atomically};
+use crate::safe_file::{checksum, partial_path};
 use crate::tablebase::Tablebase;
 use anyhow::{Context, Result, bail};
 use rustc_hash::FxHashMap;
@@ -162,40 +163,6 @@ impl StoredResults for ProofStore {
     }
 }
 
-/// The entries of segments (each sorted by key, each key once), merged into one sorted
-/// run, what segments say of the same key folded in their order.
-fn merged(segments: Vec<Vec<(u64, Known)>>) -> impl Iterator<Item = (u64, Known)> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    let mut next = vec![0usize; segments.len()];
-    let mut heap: BinaryHeap<Reverse<(u64, usize)>> = segments
-        .iter()
-        .enumerate()
-        .filter_map(|(number, entries)| Some(Reverse((entries.first()?.0, number))))
-        .collect();
-    std::iter::from_fn(move || {
-        let Reverse((key, mut number)) = heap.pop()?;
-        let mut folded: Option<Known> = None;
-        loop {
-            let known = segments[number][next[number]].1;
-            folded = Some(folded.map_or(known, |before| before.with(known)));
-            next[number] += 1;
-            if let Some(&(following, _)) = segments[number].get(next[number]) {
-                heap.push(Reverse((following, number)));
-            }
-            // The same key in a later segment: ties pop in segment order.
-            match heap.peek() {
-                Some(&Reverse((same, later))) if same == key => {
-                    heap.pop();
-                    number = later;
-                }
-                _ => break,
-            }
-        }
-        folded.map(|known| (key, known))
-    })
-}
-
 /// The results proved so far for one board and chain rule: what a run read and what it
 /// has added.
 #[derive(Clone, Debug)]
@@ -204,7 +171,7 @@ pub struct ProofStore {
     chain_rule: u8,
     /// The most stones of the table layers any stored result took as leaves.
     table_stones: u8,
-    /// What the run read from the segments: tens of millions of results, kept compact.
+    /// What the run read from the segments: hundreds of millions of results, kept compact.
     read: SortedResults,
     /// For each position this run learned something of, all that is known there (what
     /// was read included). By Zobrist key: already uniform, so a fast hash serves, where
@@ -235,20 +202,19 @@ impl ProofStore {
     /// the first segment that is not a whole store segment.
     pub fn open(dir: &Path, rules: &Rules) -> Result<ProofStore> {
         let mut store = ProofStore::new(rules);
-        let mut read = Vec::new();
-        for path in segments(dir)? {
-            let bytes = std::fs::read(&path)
-                .with_context(|| format!("cannot read the proof store {}", path.display()))?;
-            let segment = Segment::from_bytes(&bytes)
-                .with_context(|| format!("proof store {}", path.display()))?;
-            if (segment.board, segment.chain_rule) == (store.board, store.chain_rule) {
-                store.table_stones = store.table_stones.max(segment.table_stones);
-                read.push(segment.entries);
-            }
+        let segments = MappedStore::open(dir, rules)?;
+        store.table_stones = segments.table_stones();
+        // Merged straight from the maps into the arrays: the segments are never decoded
+        // whole, so the run holds each result once (17 bytes), not three times.
+        let mut failed = None;
+        let entries = segments
+            .entries()
+            .map_while(|entry| entry.map_err(|e| failed = Some(e)).ok());
+        store.read = SortedResults::from_sorted(entries, segments.len());
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(store),
         }
-        let most = read.iter().map(Vec::len).sum();
-        store.read = SortedResults::from_sorted(merged(read), most);
-        Ok(store)
     }
 
     /// Positions with a stored result.
@@ -409,14 +375,13 @@ impl ProofStore {
     ) -> Result<PathBuf> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot make the proof store's folder {}", dir.display()))?;
-        let segment = Segment {
+        let path = dir.join(segment_name());
+        let header = SegmentHeader {
             board: self.board,
             chain_rule: self.chain_rule,
             table_stones,
-            entries,
         };
-        let path = dir.join(segment_name());
-        write_atomically(&path, &segment.to_bytes())?;
+        write_segment(&path, header, || entries.iter().map(|&entry| Ok(entry)))?;
         Ok(path)
     }
 }
@@ -448,69 +413,107 @@ pub(super) fn segments(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(found)
 }
 
-/// One segment's contents.
-struct Segment {
-    board: u8,
-    chain_rule: u8,
-    table_stones: u8,
-    /// Sorted by key, each key once.
-    entries: Vec<(u64, Known)>,
+/// What a segment's header says besides its size.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SegmentHeader {
+    pub(super) board: u8,
+    pub(super) chain_rule: u8,
+    pub(super) table_stones: u8,
 }
 
-impl Segment {
-    fn to_bytes(&self) -> Vec<u8> {
-        let blocks: Vec<&[(u64, Known)]> = self.entries.chunks(BLOCK_ENTRIES).collect();
-        let mut bytes = Vec::with_capacity(
-            HEADER_BYTES + blocks.len() * 16 + 8 + self.entries.len() * ENTRY_BYTES,
-        );
-        bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&VERSION.to_le_bytes());
-        bytes.extend_from_slice(&[self.board, self.chain_rule, self.table_stones, 0]);
-        bytes.extend_from_slice(&(self.entries.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(&(BLOCK_ENTRIES as u32).to_le_bytes());
-        bytes.extend_from_slice(&(blocks.len() as u32).to_le_bytes());
-        let sum = checksum(&bytes);
-        bytes.extend_from_slice(&sum.to_le_bytes());
-        let encoded: Vec<Vec<u8>> = blocks.iter().map(|block| encode(block)).collect();
-        let mut index = Vec::with_capacity(blocks.len() * 16);
-        for (block, body) in blocks.iter().zip(&encoded) {
-            index.extend_from_slice(&block[0].0.to_le_bytes());
-            index.extend_from_slice(&checksum(body).to_le_bytes());
+/// Writes the results `entries` yields (in increasing key order; it yields the same ones
+/// each time it is called) as a segment at `path`, through its partial name, synced
+/// before it is renamed: the number of results. The index precedes the blocks, so the
+/// results are read twice, once for the index and once to write them, and never held:
+/// a compacted store holds hundreds of millions.
+pub(super) fn write_segment<I>(
+    path: &Path,
+    header: SegmentHeader,
+    entries: impl Fn() -> I,
+) -> Result<u64>
+where
+    I: Iterator<Item = Result<(u64, Known)>>,
+{
+    let mut index: Vec<(u64, u64)> = Vec::new();
+    let count = for_each_block(entries(), |first, body| {
+        index.push((first, checksum(body)));
+        Ok(())
+    })?;
+    let temporary = partial_path(path);
+    let written = (|| -> Result<()> {
+        use std::io::Write;
+        let file = std::fs::File::create(&temporary)?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+        let mut head = Vec::with_capacity(HEADER_BYTES);
+        head.extend_from_slice(MAGIC);
+        head.extend_from_slice(&VERSION.to_le_bytes());
+        head.extend_from_slice(&[header.board, header.chain_rule, header.table_stones, 0]);
+        head.extend_from_slice(&count.to_le_bytes());
+        head.extend_from_slice(&(BLOCK_ENTRIES as u32).to_le_bytes());
+        let blocks = u32::try_from(index.len()).context("too many blocks for one segment")?;
+        head.extend_from_slice(&blocks.to_le_bytes());
+        let sum = checksum(&head);
+        head.extend_from_slice(&sum.to_le_bytes());
+        out.write_all(&head)?;
+        let index_bytes: Vec<u8> = index
+            .iter()
+            .flat_map(|&(first, sum)| first.to_le_bytes().into_iter().chain(sum.to_le_bytes()))
+            .collect();
+        out.write_all(&index_bytes)?;
+        out.write_all(&checksum(&index_bytes).to_le_bytes())?;
+        let mut number = 0;
+        let again = for_each_block(entries(), |first, body| {
+            if index.get(number) != Some(&(first, checksum(body))) {
+                bail!("the results changed while they were written");
+            }
+            number += 1;
+            Ok(out.write_all(body)?)
+        })?;
+        if again != count {
+            bail!("the results changed while they were written");
         }
-        let index_sum = checksum(&index);
-        bytes.extend_from_slice(&index);
-        bytes.extend_from_slice(&index_sum.to_le_bytes());
-        for body in encoded {
-            bytes.extend_from_slice(&body);
-        }
-        bytes
+        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        std::fs::rename(&temporary, path)?;
+        Ok(())
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(e.context(format!("cannot write {}", path.display())));
     }
+    Ok(count)
+}
 
-    fn from_bytes(bytes: &[u8]) -> Result<Segment> {
-        let layout = Layout::read(bytes)?;
-        let mut entries = Vec::with_capacity(layout.count as usize);
-        for number in 0..layout.block_count {
-            let body = layout.block(bytes, number)?;
-            let first = entries.len();
-            for entry in body.chunks_exact(ENTRY_BYTES) {
-                let (key, known) = decode_entry(entry)
-                    .with_context(|| format!("damaged: block {number} holds a bad entry"))?;
-                if entries.last().is_some_and(|&(previous, _)| previous >= key) {
-                    bail!("damaged: block {number}'s positions are out of order");
-                }
-                entries.push((key, known));
-            }
-            if entries.get(first).map(|&(key, _)| key) != Some(layout.first_key(bytes, number)) {
-                bail!("damaged: block {number} does not start where the index says");
-            }
+/// Cuts `entries` into blocks and hands each block's first key and bytes to `block`:
+/// the number of results; an error when they are not in increasing key order.
+fn for_each_block(
+    entries: impl Iterator<Item = Result<(u64, Known)>>,
+    mut block: impl FnMut(u64, &[u8]) -> Result<()>,
+) -> Result<u64> {
+    let mut body = Vec::with_capacity(BLOCK_ENTRIES * ENTRY_BYTES);
+    let (mut first, mut last, mut count) = (0, None, 0u64);
+    for entry in entries {
+        let (key, known) = entry?;
+        if last.is_some_and(|last| last >= key) {
+            bail!("results out of order");
         }
-        Ok(Segment {
-            board: layout.board,
-            chain_rule: layout.chain_rule,
-            table_stones: layout.table_stones,
-            entries,
-        })
+        last = Some(key);
+        if body.is_empty() {
+            first = key;
+        }
+        let (flags, turn) = known.to_parts();
+        body.extend_from_slice(&key.to_le_bytes());
+        body.extend_from_slice(&turn.to_le_bytes());
+        body.push(flags);
+        count += 1;
+        if body.len() == BLOCK_ENTRIES * ENTRY_BYTES {
+            block(first, &body)?;
+            body.clear();
+        }
     }
+    if !body.is_empty() {
+        block(first, &body)?;
+    }
+    Ok(count)
 }
 
 /// Where a segment's parts lie, read from its header, with the header's and the index's
@@ -521,7 +524,7 @@ pub(super) struct Layout {
     pub(super) chain_rule: u8,
     pub(super) table_stones: u8,
     /// Entries in the segment.
-    count: u64,
+    pub(super) count: u64,
     block_entries: usize,
     pub(super) block_count: usize,
     /// Where the index's checksum starts: the blocks follow it.
@@ -614,18 +617,6 @@ pub(super) fn decode_entry(entry: &[u8]) -> Result<(u64, Known)> {
     Ok((entry_key(entry), Known { flags, turn }))
 }
 
-/// A block's bytes: each entry's key, turn and flags.
-fn encode(block: &[(u64, Known)]) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(block.len() * ENTRY_BYTES);
-    for (key, known) in block {
-        let (flags, turn) = known.to_parts();
-        bytes.extend_from_slice(&key.to_le_bytes());
-        bytes.extend_from_slice(&turn.to_le_bytes());
-        bytes.push(flags);
-    }
-    bytes
-}
-
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
@@ -689,23 +680,21 @@ pub(super) mod tests {
 
     #[test]
     fn every_flipped_byte_and_every_cut_is_refused() {
-        let bytes = Segment {
-            board: 1,
-            chain_rule: 0,
-            table_stones: 3,
-            entries: sample(5000).added.into_iter().collect::<Vec<_>>(),
-        };
-        let mut entries = bytes.entries;
-        entries.sort_unstable_by_key(|&(k, _)| k);
-        let bytes = Segment { entries, ..bytes }.to_bytes();
-        assert!(Segment::from_bytes(&bytes).is_ok());
+        let dir = folder("flips");
+        let path = sample(5000).save(&dir).unwrap().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let read_all = || ProofStore::open(&dir, &dimy());
+        assert_eq!(read_all().unwrap().len(), 5000);
         let step = bytes.len() / 997 + 1;
         for at in (0..bytes.len()).step_by(step).chain([bytes.len() - 1]) {
             let mut damaged = bytes.clone();
             damaged[at] ^= 0x10;
-            assert!(Segment::from_bytes(&damaged).is_err(), "byte {at}");
-            assert!(Segment::from_bytes(&bytes[..at]).is_err(), "cut at {at}");
+            std::fs::write(&path, &damaged).unwrap();
+            assert!(read_all().is_err(), "byte {at}");
+            std::fs::write(&path, &bytes[..at]).unwrap();
+            assert!(read_all().is_err(), "cut at {at}");
         }
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

@@ -1,7 +1,6 @@
 //! What the proof store knows of one position: the guarantees proved there, as bits, and
 //! the turn of its side to move.
 
-use super::certificate::unpack_turn;
 use super::strategy::Guarantee;
 use crate::rules::position::Color;
 use crate::rules::turn::Turn;
@@ -58,18 +57,6 @@ impl Known {
     /// Its guarantees and its turn packed as a segment stores them (all ones for none).
     pub(super) fn to_parts(self) -> (u8, u64) {
         (self.flags, self.turn.map_or(NO_TURN, |t| t.key()))
-    }
-
-    /// The inverse of [`Known::to_parts`], for parts that came from it.
-    pub(super) fn from_parts(flags: u8, turn: u64) -> Known {
-        Known {
-            flags,
-            turn: if turn == NO_TURN {
-                None
-            } else {
-                unpack_turn(turn)
-            },
-        }
     }
 
     /// `self` with what `later` adds: its guarantees, and its turn where the side to move

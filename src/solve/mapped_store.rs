@@ -152,6 +152,14 @@ impl MappedStore {
         self.segments.is_empty()
     }
 
+    /// A store of no segment.
+    pub(super) fn empty() -> MappedStore {
+        MappedStore {
+            segments: Vec::new(),
+            table_stones: 0,
+        }
+    }
+
     /// Entries in the segments: the positions stored, a position stored by several
     /// segments counted in each (a compacted store counts each once).
     pub(super) fn len(&self) -> usize {

@@ -1,6 +1,7 @@
-//! The results a run read from the proof store's segments, merged into sorted arrays: about
-//! half the memory of a hash table of the same results (17 bytes a result, and a few bits
-//! more for the buckets).
+//! The guarantees a run read from the proof store's segments, merged into sorted arrays: 9
+//! bytes a result (its key and its guarantees) and a few bits more for the buckets. The
+//! search asks only whether a guarantee holds; the turns, needed only where a proof is
+//! written down, stay in the segments' maps (see [`super::ProofStore`]).
 //!
 //! The keys are Zobrist keys, uniform, so their top bits spread them evenly over buckets
 //! and, within a bucket, a key's place is close to its value's share of the bucket's span.
@@ -12,10 +13,9 @@
 //! and took more than half of a long defence's time.
 
 use super::huge_pages;
-use super::known::Known;
 use super::prefetch::prefetch;
 
-/// Sorted results, each key once; see the module's documentation.
+/// Sorted keys with their guarantees, each key once; see the module's documentation.
 #[derive(Clone, Debug)]
 pub(super) struct SortedResults {
     /// The top bits of a key give its bucket: the key shifted right by this.
@@ -23,9 +23,7 @@ pub(super) struct SortedResults {
     /// Where each bucket starts in `keys`, and where the last one ends.
     starts: Vec<u32>,
     keys: Vec<u64>,
-    /// Each key's turn, packed (see [`Known::to_parts`]).
-    turns: Vec<u64>,
-    /// Each key's guarantees.
+    /// Each key's guarantees (the bits of [`super::known::Known`]'s flags).
     flags: Vec<u8>,
 }
 
@@ -33,21 +31,18 @@ pub(super) struct SortedResults {
 const KEYS_PER_BUCKET: usize = 64;
 
 impl SortedResults {
-    /// The results `merged` yields, in increasing key order, each key once.
-    pub(super) fn from_sorted(merged: impl Iterator<Item = (u64, Known)>, len: usize) -> Self {
+    /// The keys and guarantees `merged` yields, in increasing key order, each key once
+    /// (`len` of them at most).
+    pub(super) fn from_sorted(merged: impl Iterator<Item = (u64, u8)>, len: usize) -> Self {
         let mut keys = Vec::with_capacity(len);
         huge_pages::advise(&keys);
-        let mut turns = Vec::with_capacity(len);
         let mut flags = Vec::with_capacity(len);
-        for (key, value) in merged {
+        for (key, guarantees) in merged {
             debug_assert!(keys.last().is_none_or(|&last| last < key));
-            let (guarantees, turn) = value.to_parts();
             keys.push(key);
-            turns.push(turn);
             flags.push(guarantees);
         }
         keys.shrink_to_fit();
-        turns.shrink_to_fit();
         flags.shrink_to_fit();
         let buckets = (keys.len() / KEYS_PER_BUCKET).max(1).next_power_of_two();
         let shift = 64 - buckets.trailing_zeros();
@@ -65,13 +60,12 @@ impl SortedResults {
             shift,
             starts,
             keys,
-            turns,
             flags,
         }
     }
 
-    /// What is held for `key`.
-    pub(super) fn get(&self, key: u64) -> Option<Known> {
+    /// The guarantees held for `key`.
+    pub(super) fn get(&self, key: u64) -> Option<u8> {
         let (start, end) = self.bucket(key);
         if start == end {
             return None;
@@ -91,7 +85,7 @@ impl SortedResults {
                 at -= 1;
             }
         }
-        (keys[at] == key).then(|| self.at(at))
+        (keys[at] == key).then(|| self.flags[at])
     }
 
     /// Asks the memory for the keys where `key` would be, ahead of [`SortedResults::get`].
@@ -125,15 +119,6 @@ impl SortedResults {
     pub(super) fn len(&self) -> usize {
         self.keys.len()
     }
-
-    /// Every result, in key order.
-    pub(super) fn iter(&self) -> impl Iterator<Item = (u64, Known)> + '_ {
-        (0..self.keys.len()).map(|i| (self.keys[i], self.at(i)))
-    }
-
-    fn at(&self, index: usize) -> Known {
-        Known::from_parts(self.flags[index], self.turns[index])
-    }
 }
 
 impl Default for SortedResults {
@@ -165,18 +150,15 @@ mod tests {
             let mut store = ProofStore::new(&crate::rules::Rules::default());
             let reached: Vec<_> = keys.iter().map(|&k| (k, None)).collect();
             store.learn(Color::White, Guarantee::NoLoss, &reached, 2);
+            let flags = |k: u64| store.known(k).map(|known| known.flags);
             let results =
-                SortedResults::from_sorted(keys.iter().map(|&k| (k, store.known(k).unwrap())), 0);
+                SortedResults::from_sorted(keys.iter().map(|&k| (k, flags(k).unwrap())), 0);
             assert_eq!(results.len(), keys.len());
             for &key in &keys {
-                assert_eq!(results.get(key), store.known(key), "{count} {key}");
-                assert_eq!(
-                    results.get(key.wrapping_add(1)),
-                    store.known(key.wrapping_add(1))
-                );
+                assert_eq!(results.get(key), flags(key), "{count} {key}");
+                assert_eq!(results.get(key.wrapping_add(1)), flags(key.wrapping_add(1)));
             }
-            assert_eq!(results.get(u64::MAX), store.known(u64::MAX));
-            assert!(results.iter().map(|(k, _)| k).eq(keys.iter().copied()));
+            assert_eq!(results.get(u64::MAX), flags(u64::MAX));
         }
     }
 
@@ -193,7 +175,7 @@ mod tests {
         keys.extend([0, u64::MAX]);
         keys.sort_unstable();
         keys.dedup();
-        let known = Known::from_parts(1, u64::MAX);
+        let known = 1;
         let results = SortedResults::from_sorted(keys.iter().map(|&k| (k, known)), keys.len());
         for (i, &key) in keys.iter().enumerate() {
             results.prefetch(key);

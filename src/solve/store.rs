@@ -99,6 +99,13 @@ pub trait StoredResults: Sync + std::fmt::Debug {
     /// What is stored of the position with key `key`.
     fn known(&self, key: u64) -> Option<Known>;
 
+    /// The guarantees stored for the position with key `key` (the bits of
+    /// [`Known`]'s flags), without its turn: all a search asks, and cheaper where the
+    /// turns are kept apart.
+    fn guarantees(&self, key: u64) -> Option<u8> {
+        self.known(key).map(|known| known.flags)
+    }
+
     /// Asks the memory for what [`StoredResults::known`] of `key` will read, so that the
     /// lookups of a node's children overlap (nothing by default).
     fn prefetch(&self, _key: u64) {}
@@ -106,7 +113,10 @@ pub trait StoredResults: Sync + std::fmt::Debug {
     /// What is proved about the position with key `key` for `mover`, its side to move;
     /// `None` when nothing is.
     fn proven(&self, key: u64, mover: Color) -> Option<Proven> {
-        let known = self.known(key)?;
+        let known = Known {
+            flags: self.guarantees(key)?,
+            turn: None,
+        };
         let holds = |owner, guarantee| known.achieves(owner, guarantee) == Some(true);
         let other = mover.opposite();
         Some(if holds(mover, Guarantee::Win) {
@@ -137,7 +147,8 @@ pub trait StoredResults: Sync + std::fmt::Debug {
     /// when it is stored, `Some(false)` when the other side's result rules it out, `None`
     /// when nothing is known.
     fn achieves(&self, key: u64, owner: Color, guarantee: Guarantee) -> Option<bool> {
-        self.known(key)?.achieves(owner, guarantee)
+        let flags = self.guarantees(key)?;
+        Known { flags, turn: None }.achieves(owner, guarantee)
     }
 
     /// The stored turn of `owner` (to move) that keeps `guarantee` from the position with
@@ -152,8 +163,22 @@ pub trait StoredResults: Sync + std::fmt::Debug {
 
 impl StoredResults for ProofStore {
     fn known(&self, key: u64) -> Option<Known> {
+        if let Some(&known) = self.newer.get(&key) {
+            return Some(known);
+        }
+        let flags = self.read.get(key)?;
+        // The segments were read whole when the store was opened, so their maps answer;
+        // should one not (a file changed underneath), the guarantees stand without a turn.
+        Some(
+            self.segments
+                .known(key)
+                .unwrap_or(Known { flags, turn: None }),
+        )
+    }
+
+    fn guarantees(&self, key: u64) -> Option<u8> {
         match self.newer.get(&key) {
-            Some(&known) => Some(known),
+            Some(known) => Some(known.flags),
             None => self.read.get(key),
         }
     }
@@ -165,14 +190,19 @@ impl StoredResults for ProofStore {
 
 /// The results proved so far for one board and chain rule: what a run read and what it
 /// has added.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct ProofStore {
     board: u8,
     chain_rule: u8,
     /// The most stones of the table layers any stored result took as leaves.
     table_stones: u8,
-    /// What the run read from the segments: hundreds of millions of results, kept compact.
+    /// The guarantees the run read from the segments: hundreds of millions of results,
+    /// kept compact, for the search.
     read: SortedResults,
+    /// The segments, mapped: the turns of what `read` holds, for the proofs written down
+    /// (so 9 bytes a result stay in the run's own memory rather than 17; the turns stay
+    /// in the page cache, shared by every run).
+    segments: MappedStore,
     /// For each position this run learned something of, all that is known there (what
     /// was read included). By Zobrist key: already uniform, so a fast hash serves, where
     /// the standard one's defence against chosen keys would only slow the writers.
@@ -191,6 +221,7 @@ impl ProofStore {
             chain_rule: chain_code(rules.chain_rule),
             table_stones: 0,
             read: SortedResults::default(),
+            segments: MappedStore::empty(),
             newer: FxHashMap::default(),
             fresh: 0,
             added: FxHashMap::default(),
@@ -204,17 +235,19 @@ impl ProofStore {
         let mut store = ProofStore::new(rules);
         let segments = MappedStore::open(dir, rules)?;
         store.table_stones = segments.table_stones();
-        // Merged straight from the maps into the arrays: the segments are never decoded
-        // whole, so the run holds each result once (17 bytes), not three times.
+        // Merged straight from the maps into the arrays, every block verified on the way:
+        // the segments are never decoded whole.
         let mut failed = None;
         let entries = segments
             .entries()
-            .map_while(|entry| entry.map_err(|e| failed = Some(e)).ok());
+            .map_while(|entry| entry.map_err(|e| failed = Some(e)).ok())
+            .map(|(key, known)| (key, known.flags));
         store.read = SortedResults::from_sorted(entries, segments.len());
-        match failed {
-            Some(e) => Err(e),
-            None => Ok(store),
+        if let Some(e) = failed {
+            return Err(e);
         }
+        store.segments = segments;
+        Ok(store)
     }
 
     /// Positions with a stored result.
@@ -274,10 +307,7 @@ impl ProofStore {
         let flags = flag(owner, guarantee);
         let mut entries: Vec<(u64, Known)> = reached
             .iter()
-            .filter(|&&(key, _)| {
-                self.known(key)
-                    .is_none_or(|known| known.achieves(owner, guarantee).is_none())
-            })
+            .filter(|&&(key, _)| self.achieves(key, owner, guarantee).is_none())
             .map(|&(key, turn)| (key, Known { flags, turn }))
             .collect();
         if entries.is_empty() {
@@ -334,7 +364,8 @@ impl ProofStore {
         if (other.board, other.chain_rule) != (self.board, self.chain_rule) {
             bail!("the stores are of different rules");
         }
-        for (key, read) in other.read.iter() {
+        for entry in other.segments.entries() {
+            let (key, read) = entry?;
             self.add(key, other.newer.get(&key).copied().unwrap_or(read));
         }
         let mut fresh: Vec<(u64, Known)> = other

@@ -10,7 +10,7 @@
 
 use super::codes::{board_code, chain_code};
 use super::mapped_store::MappedStore;
-use super::store::{SegmentHeader, write_segment};
+use super::segment::{SegmentHeader, write_segment};
 use crate::rules::Rules;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@
 
 use super::checkpoint::{Checkpoint, Owner, load, save};
 use super::forced::ForcedDefences;
-use super::store::StoredResults;
+use super::stored::StoredResults;
 use super::strategy::{ClosedDefence, Guarantee, Strategy};
 use super::table::{FINITE_MAX, INFINITE, ProofTable};
 use super::verdict::Verdict;
@@ -179,7 +179,7 @@ pub struct Solved {
     pub open: Vec<(Color, u32, u32)>,
     /// Every strategy written down, also when the verdict is unknown: a question answered
     /// while the other was left open (such as "White does not lose") is a result worth
-    /// keeping in a [`ProofStore`].
+    /// keeping in a [`super::ProofStore`].
     pub learned: Vec<Strategy>,
     /// The finished parts of defences left unfinished: results for the store too.
     pub closed: Vec<ClosedDefence>,

@@ -3,7 +3,7 @@
 
 use super::check::{ByKey, follow};
 use super::dfpn::Search;
-use super::store::StoredResults;
+use super::stored::StoredResults;
 use super::strategy::{Guarantee, Strategy};
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;

@@ -10,7 +10,8 @@
 use super::codes::{board_code, chain_code};
 use super::known::Known;
 use super::prefetch::prefetch;
-use super::store::{ENTRY_BYTES, Layout, StoredResults, decode_entry, entry_key, segments};
+use super::segment::{ENTRY_BYTES, Layout, decode_entry, entry_key, segments};
+use super::stored::StoredResults;
 use crate::key_search::{interpolate, partition_point, search_near};
 use crate::rules::Rules;
 use anyhow::{Context, Result};

@@ -36,8 +36,10 @@ mod one_question;
 mod prefetch;
 mod proof_file;
 mod sample;
+mod segment;
 mod sorted_results;
 mod store;
+mod stored;
 mod strategy;
 mod table;
 mod two_questions;
@@ -55,7 +57,8 @@ pub use known::Known;
 pub use mapped_store::MappedStore;
 pub use proof_file::ProofFile;
 pub use sample::{Agreement, agreement, random_positions};
-pub use store::{PROOFS_VARIABLE, ProofStore, Proven, StoredResults, default_store_dir};
+pub use store::{PROOFS_VARIABLE, ProofStore, default_store_dir};
+pub use stored::{Proven, StoredResults};
 pub use strategy::{ClosedDefence, Guarantee, Strategy};
 pub use two_questions::{
     answer, on_own_stack, prove, second_checkpoint, solve, solve_on_own_stack, solve_one,

@@ -136,7 +136,8 @@ fn bucket_of(key: u64, shift: u32) -> u64 {
 mod tests {
     use super::*;
     use crate::rules::position::Color;
-    use crate::solve::store::{ProofStore, StoredResults};
+    use crate::solve::store::ProofStore;
+    use crate::solve::stored::StoredResults;
     use crate::solve::strategy::Guarantee;
 
     #[test]

@@ -3,6 +3,8 @@
 //! renamed when complete, so that an interrupted write never leaves a file that looks whole.
 
 use anyhow::{Context, Result};
+use std::fs::File;
+use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 
 /// The checksum of the files Vato writes: XXH3 with 64 bits, a standard hash that reads
@@ -47,6 +49,38 @@ pub fn partial_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Writes the file at `path` through its partial name: `write` fills a buffered writer of
+/// the partial file, which is then synced and renamed; on an error the partial file is
+/// removed. For files written as they are made (a store segment, a saved defence), too
+/// large to build in memory first.
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
+) -> Result<()> {
+    let temporary = partial_path(path);
+    let written = (|| -> Result<()> {
+        let file = File::create(&temporary)
+            .with_context(|| format!("cannot write {}", temporary.display()))?;
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        write(&mut out)?;
+        out.into_inner()
+            .map_err(|e| e.into_error())
+            .and_then(|file| file.sync_all())
+            .with_context(|| format!("cannot write {}", temporary.display()))?;
+        std::fs::rename(&temporary, path).with_context(|| {
+            format!(
+                "cannot rename {} to {}",
+                temporary.display(),
+                path.display()
+            )
+        })
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
 /// Writes `bytes` to `path` through its partial name, renamed once the bytes are written.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let temporary = partial_path(path);
@@ -64,6 +98,25 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_streamed_file_appears_whole_or_not_at_all() {
+        use std::io::Write;
+        let dir = std::env::temp_dir().join(format!("vato-streamed-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("file");
+        write_atomically_with(&path, |out| Ok(out.write_all(b"whole")?)).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"whole");
+        assert!(!partial_path(&path).exists());
+        let failed = dir.join("failed");
+        let error = write_atomically_with(&failed, |out| {
+            out.write_all(b"half")?;
+            anyhow::bail!("stopped")
+        });
+        assert!(error.is_err());
+        assert!(!failed.exists() && !partial_path(&failed).exists());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 
     #[test]
     fn known_hashes_and_pieces() {

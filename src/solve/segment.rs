@@ -7,8 +7,9 @@
 
 use super::certificate::unpack_turn;
 use super::known::{Known, NO_TURN};
-use crate::safe_file::{checksum, partial_path};
+use crate::safe_file::{checksum, write_atomically_with};
 use anyhow::{Context, Result, bail};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 const MAGIC: &[u8; 8] = b"VATOPST1";
@@ -73,11 +74,7 @@ where
         index.push((first, checksum(body)));
         Ok(())
     })?;
-    let temporary = partial_path(path);
-    let written = (|| -> Result<()> {
-        use std::io::Write;
-        let file = std::fs::File::create(&temporary)?;
-        let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    write_atomically_with(path, |out| {
         let mut head = Vec::with_capacity(HEADER_BYTES);
         head.extend_from_slice(MAGIC);
         head.extend_from_slice(&VERSION.to_le_bytes());
@@ -106,14 +103,9 @@ where
         if again != count {
             bail!("the results changed while they were written");
         }
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&temporary, path)?;
         Ok(())
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(e.context(format!("cannot write {}", path.display())));
-    }
+    })
+    .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(count)
 }
 

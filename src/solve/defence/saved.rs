@@ -24,7 +24,7 @@ use crate::rules::bitboard::Bitboard;
 use crate::rules::board::Board;
 use crate::rules::position::{Color, Position};
 use crate::rules::{ChainRule, TurnRules};
-use crate::safe_file::{Checksum, checksum, partial_path};
+use crate::safe_file::{Checksum, checksum, write_atomically_with};
 use crate::solve::certificate::unpack_turn;
 use crate::solve::checkpoint::defence_path;
 use crate::solve::codes::{board_code, chain_code, color_code};
@@ -170,31 +170,17 @@ impl DefenceFile {
     }
 
     fn write(&self, defence: &Defence) -> Result<()> {
-        let temporary = partial_path(&self.path);
-        let file = std::fs::File::create(&temporary)
-            .with_context(|| format!("cannot write {}", temporary.display()))?;
-        let mut writer = Writer {
-            out: BufWriter::with_capacity(1 << 20, file),
-            sum: Checksum::default(),
-        };
-        writer.put(MAGIC)?;
-        writer.put(&VERSION.to_le_bytes())?;
-        writer.put(&self.question.bytes())?;
-        encode(&mut writer, defence)?;
-        let sum = writer.sum.finish();
-        writer.out.write_all(&sum.to_le_bytes())?;
-        writer
-            .out
-            .into_inner()
-            .map_err(|e| e.into_error())
-            .and_then(|file| file.sync_all())
-            .with_context(|| format!("cannot write {}", temporary.display()))?;
-        std::fs::rename(&temporary, &self.path).with_context(|| {
-            format!(
-                "cannot rename {} to {}",
-                temporary.display(),
-                self.path.display()
-            )
+        write_atomically_with(&self.path, |out| {
+            let mut writer = Writer {
+                out,
+                sum: Checksum::default(),
+            };
+            writer.put(MAGIC)?;
+            writer.put(&VERSION.to_le_bytes())?;
+            writer.put(&self.question.bytes())?;
+            encode(&mut writer, defence)?;
+            let sum = writer.sum.finish();
+            Ok(writer.out.write_all(&sum.to_le_bytes())?)
         })
     }
 
@@ -205,12 +191,12 @@ impl DefenceFile {
 }
 
 /// Bytes written and added to the checksum.
-struct Writer {
-    out: BufWriter<std::fs::File>,
+struct Writer<'a> {
+    out: &'a mut BufWriter<std::fs::File>,
     sum: Checksum,
 }
 
-impl Writer {
+impl Writer<'_> {
     fn put(&mut self, bytes: &[u8]) -> Result<()> {
         self.sum.update(bytes);
         Ok(self.out.write_all(bytes)?)
@@ -296,7 +282,7 @@ fn class_code(class: Class) -> u8 {
     }
 }
 
-fn encode(writer: &mut Writer, defence: &Defence) -> Result<()> {
+fn encode(writer: &mut Writer<'_>, defence: &Defence) -> Result<()> {
     writer.count(defence.nodes.len())?;
     for node in &defence.nodes {
         writer.u64(node.stones[0].bits())?;
@@ -440,6 +426,7 @@ mod tests {
     use super::*;
     use crate::rules::Rules;
     use crate::rules::fen::parse_position_on;
+    use crate::safe_file::partial_path;
 
     /// A small defence with every part filled: positions of both sides to move, a link,
     /// a ranking, positions to gather and dying, counters.

@@ -77,6 +77,7 @@ fn check_by(method: Method, board: Board, stones: usize, leaves: usize, per_laye
         table_mb: 16,
         strategy_mb: None,
         forced: None,
+        fortress: Some(Budget::fortress_positions(64, None)),
         checkpoint: None,
         proof: true,
         threads: 1,
@@ -224,6 +225,7 @@ fn a_stopped_solve_goes_on_from_its_checkpoint() {
             fen,
             "--memory",
             "64",
+            "--no-fortress",
             "--nodes",
             "3000",
             "--checkpoint",
@@ -575,6 +577,7 @@ fn two_threads_give_the_values_of_one() {
         table_mb: 256,
         strategy_mb: None,
         forced: None,
+        fortress: Some(Budget::fortress_positions(64, None)),
         checkpoint: None,
         proof: false,
         threads,
@@ -629,6 +632,51 @@ fn a_sample_of_random_positions_agrees_with_the_tables() {
         "2",
     ]);
     assert!(!ok && error.contains("--stones 2"), "{error}");
+}
+
+/// Quiet draws that df-pn goes round are held by a fortress (the defender confined to a
+/// few placements of its stones, solved backwards): 100 random 4-stone positions over the
+/// 3-stone tables at 200,000 nodes each all agree with the tables, each proof checked;
+/// df-pn alone (`--no-fortress`) leaves draws undecided (12 of them).
+#[test]
+fn quiet_draws_are_held_by_a_fortress() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-four");
+    let _ = std::fs::remove_dir_all(&dir);
+    build(&dir, 4, &rules_on(Board::Tsivy), 2, Progress::Quiet).expect("tables build");
+    let sample = |extra: &[&str]| {
+        let common = [
+            "--tablebase-path",
+            dir.to_str().unwrap(),
+            "--sample",
+            "100",
+            "--stones",
+            "4",
+            "--seed",
+            "1",
+            "--nodes",
+            "200000",
+        ];
+        let (ok, answer, error) = vato_solve(&[&common[..], extra].concat());
+        assert!(ok, "{error}");
+        answer
+    };
+    let with = sample(&[]);
+    assert!(
+        with.lines().last().unwrap().starts_with(
+            "sample 100 positions of 4 stones over the tables of up to 3: 100 agree, 0 \
+             disagree, 0 undecided"
+        ),
+        "{with}"
+    );
+    let without = sample(&["--no-fortress"]);
+    let undecided: Vec<&str> = without
+        .lines()
+        .filter(|line| line.starts_with("undecided "))
+        .collect();
+    assert!(
+        !undecided.is_empty() && undecided.iter().all(|line| line.contains("(tables: draw)")),
+        "{without}"
+    );
 }
 
 /// A copy of the tables in `full`, in a fresh folder `name`, without the files whose names
@@ -756,6 +804,7 @@ fn a_guide_decides_more_and_the_proof_rests_on_the_smaller_tables() {
         table_mb: 16,
         strategy_mb: None,
         forced: None,
+        fortress: Some(Budget::fortress_positions(64, None)),
         checkpoint: None,
         proof: true,
         threads: 1,
@@ -855,6 +904,7 @@ fn false_draws_from_repetitions_on_other_lines_are_caught() {
         table_mb: 64,
         strategy_mb: None,
         forced: None,
+        fortress: Some(Budget::fortress_positions(64, None)),
         checkpoint: None,
         proof: true,
         threads: 1,
@@ -898,7 +948,17 @@ fn a_defence_stopped_half_written_goes_on_from_where_it_stopped() {
     let file = file.to_str().unwrap();
     // One question, from the checkpoint `checkpoint`.
     let ask = |checkpoint: &str, extra: &[&str]| {
-        let common = ["--fen", fen, "--memory", "64", "--ask", "black"];
+        // Df-pn alone: a fortress would hold this draw at once, and the defence
+        // writer's save is what is tested.
+        let common = [
+            "--fen",
+            fen,
+            "--memory",
+            "64",
+            "--ask",
+            "black",
+            "--no-fortress",
+        ];
         vato_solve(&[&common[..], &["--checkpoint", checkpoint], extra].concat())
     };
     let (ok, stopped, error) = ask(file, &["--nodes", "12000"]);
@@ -1066,7 +1126,7 @@ fn an_exits_searchs_disproofs_are_leaves_of_a_dfpn_search() {
         "{checked}{error}"
     );
 
-    let (ok, _, error) = ask(&["--nodes", "3000", "--checkpoint", &dfpn]);
+    let (ok, _, error) = ask(&["--nodes", "3000", "--no-fortress", "--checkpoint", &dfpn]);
     assert!(ok && Path::new(&dfpn).exists(), "{error}");
     for (file, why) in [
         (

@@ -1387,6 +1387,7 @@ fn solve_line(
         store: store.as_ref().map(|s| s as &dyn StoredResults),
         guide: None,
         forced: None,
+        fortress: Some(Budget::fortress_positions(SOLVE_TABLE_MB, None)),
     };
     let solved = match solve_on_own_stack(position, rules, tables, budget) {
         Ok(solved) => solved,

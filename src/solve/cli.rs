@@ -106,6 +106,12 @@ pub struct SolveArgs {
     /// "does not win" can be shown.
     #[arg(long, value_enum, default_value_t = MethodArg::Dfpn)]
     method: MethodArg,
+    /// With --method dfpn: df-pn alone, no fortress tried when it stops with a question
+    /// open, so that --nodes and --time are all df-pn's (the fortress confines the
+    /// defender's stones to a few placements and solves that game backwards: the quiet
+    /// draws df-pn goes round).
+    #[arg(long)]
+    no_fortress: bool,
     /// With --method graph: the nodes of each new position's df-pn search.
     #[arg(long, default_value_t = 10_000)]
     leaf_nodes: u64,
@@ -580,6 +586,9 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
         store: None,
         guide: guide.as_ref(),
         forced: None,
+        fortress: (!args.no_fortress).then(|| {
+            Budget::fortress_positions(args.strategy_memory.unwrap_or(args.memory), args.nodes)
+        }),
     };
     let started = Instant::now();
     // A set built one layer pair at a time may hold only some layers of the largest count:
@@ -695,6 +704,9 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         store: None,
         guide: guide.as_ref(),
         forced: forced.as_ref(),
+        fortress: (!args.no_fortress).then(|| {
+            Budget::fortress_positions(args.strategy_memory.unwrap_or(args.memory), args.nodes)
+        }),
     };
     if let Some(files) = &args.combine {
         let children = read_shard_lines(files, &root, &rules)?;

@@ -8,6 +8,7 @@
 
 use super::checkpoint::{Checkpoint, Owner, load, save};
 use super::forced::ForcedDefences;
+use super::fortress;
 use super::stored::StoredResults;
 use super::strategy::{ClosedDefence, Guarantee, Strategy};
 use super::table::{FINITE_MAX, INFINITE, ProofTable};
@@ -81,11 +82,15 @@ pub struct Budget<'a> {
     /// search, disproved whatever the path, and the defender's first choices when a
     /// defence is written (see [`ForcedDefences`]).
     pub forced: Option<&'a ForcedDefences>,
+    /// With df-pn: the most positions of the defender's fortress, tried when df-pn stops
+    /// with a question open (see `fortress` and [`Budget::fortress_positions`]); `None`:
+    /// df-pn alone.
+    pub fortress: Option<usize>,
 }
 
 impl<'a> Budget<'a> {
-    /// No limit but `stop`: a proof table of 64 MiB, one thread, df-pn, no strategies,
-    /// no store nor guide; the fields to change are set over it.
+    /// No limit but `stop`: a proof table of 64 MiB, one thread, df-pn and a fortress, no
+    /// strategies, no store nor guide; the fields to change are set over it.
     pub fn until(stop: &'a AtomicBool) -> Budget<'a> {
         Budget {
             nodes: None,
@@ -100,7 +105,18 @@ impl<'a> Budget<'a> {
             store: None,
             guide: None,
             forced: None,
+            fortress: Some(Budget::fortress_positions(64, None)),
         }
+    }
+
+    /// The most positions of a fortress: what fits in `megabytes` (the memory for
+    /// writing a strategy down), and no more than a node limit, so that `--nodes N`
+    /// bounds df-pn's nodes and, apart, the fortress's positions.
+    pub fn fortress_positions(megabytes: usize, nodes: Option<u64>) -> usize {
+        let in_memory = megabytes.saturating_mul(1 << 20) / fortress::BYTES_PER_POSITION;
+        nodes.map_or(in_memory, |nodes| {
+            in_memory.min(usize::try_from(nodes).unwrap_or(usize::MAX))
+        })
     }
 
     /// Memory for writing a strategy down, in MiB.

@@ -27,6 +27,7 @@ mod defence;
 mod dfpn;
 mod extract;
 mod forced;
+mod fortress;
 mod huge_pages;
 mod key_index;
 mod known;

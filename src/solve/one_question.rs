@@ -1,13 +1,18 @@
 //! One binary question answered by df-pn and confirmed: a disproof by the defence
 //! written down as a strategy, a proof (when asked for) by the prover's.
 
-use super::dfpn::{Answer, Budget, Proof, Query, Search};
+use super::dfpn::{Answer, Budget, Method, Proof, Query, Search};
+use super::fortress;
 use super::table::INFINITE;
 use crate::rules::Rules;
 use crate::rules::position::Position;
 use crate::tablebase::Tablebase;
 use anyhow::{Result, bail};
 use std::time::Instant;
+
+/// The share of a time limit that df-pn has before a fortress is tried: a fortress that
+/// holds a quiet 7-stone draw takes seconds where df-pn goes round for ever.
+const SEARCH_SHARE_OF_TIME: f64 = 0.75;
 
 /// Whether `query.prover` wins from `root` under `rules`, with `tables` as leaves, by
 /// df-pn alone; with the strategy when `budget.proof` asks for it, or the store lacks
@@ -22,7 +27,73 @@ use std::time::Instant;
 /// With [`Method::Exits`](super::dfpn::Method::Exits) no disproof rests on a repetition
 /// either (a repetition is the prover's win there), so one search storing everything is
 /// enough, and what it proves is left undecided.
+///
+/// When df-pn runs out of budget, a fortress of the defender (see `fortress`) may still
+/// disprove the win, unless `budget.fortress` is `None`. It gathers at most the
+/// positions `budget.fortress` says (they count as nodes), within the time and the stop
+/// left. With a time limit, df-pn has
+/// `SEARCH_SHARE_OF_TIME` of it, so that the fortress has some.
 pub fn answer(
+    root: &Position,
+    rules: Rules,
+    tables: Option<&Tablebase>,
+    query: Query,
+    budget: Budget<'_>,
+) -> Result<Answer> {
+    let started = Instant::now();
+    let Some(positions) = budget
+        .fortress
+        .filter(|_| budget.method == Method::DepthFirst)
+    else {
+        return answer_by_search(root, rules, tables, query, budget);
+    };
+    let search_budget = Budget {
+        time: budget.time.map(|time| time.mul_f64(SEARCH_SHARE_OF_TIME)),
+        ..budget
+    };
+    let searched = answer_by_search(root, rules, tables, query, search_budget)?;
+    if searched.proof != Proof::Unknown {
+        return Ok(searched);
+    }
+    let defender = query.prover.opposite();
+    let limits = fortress::Limits {
+        positions,
+        stop: budget.stop,
+        deadline: budget.time.map(|time| started + time),
+    };
+    let found = fortress::defence(root, rules, tables, defender, limits);
+    Ok(match found {
+        fortress::Found::Holds {
+            strategy,
+            positions,
+        } => {
+            tracing::debug!(
+                "{} wins? disproved by {}'s fortress: {positions} positions, a strategy of {} turns",
+                query.prover.name(),
+                defender.name(),
+                strategy.turns.len()
+            );
+            Answer {
+                proof: Proof::Disproved(
+                    (root.side_to_move() == defender)
+                        .then(|| strategy.turn(root.key()))
+                        .flatten(),
+                ),
+                nodes: searched.nodes + positions,
+                strategy: Some(strategy),
+                numbers: (INFINITE, 0),
+                closed: searched.closed,
+            }
+        }
+        fortress::Found::Open { positions } => Answer {
+            nodes: searched.nodes + positions,
+            ..searched
+        },
+    })
+}
+
+/// [`answer`] by df-pn alone.
+fn answer_by_search(
     root: &Position,
     rules: Rules,
     tables: Option<&Tablebase>,

@@ -1,0 +1,523 @@
+//! A defence confined to a few placements of the defender's stones (a fortress), solved
+//! exactly by retrograde analysis.
+//!
+//! Df-pn cannot settle a quiet draw over the tables: neither side can force an exchange,
+//! so the defence goes round forever, and which of the defender's quiet turns lose many
+//! turns ahead is what no short search sees. But a defender that holds a draw seldom needs
+//! to go far: it shuffles among a few placements of its own stones while the attacker's
+//! stones go anywhere. So the game is solved with the defender's quiet turns confined to
+//! a set of its placements, the attacker's turns all allowed: every position reachable so
+//! is gathered (the attacker's placements times the confinement, at most), captures end
+//! in the tables, and the attacker's wins are found backwards, as a table is built (a
+//! position of the attacker is won when one of its children is, one of the defender's
+//! when all of its allowed children are). Whatever is not won is held by the defender:
+//! confining it only took turns away from it, so the strategy that stays outside the
+//! attacker's wins holds in the real game too (and is checked like any other).
+//!
+//! The confinement starts with the root's placement and grows where the attacker's
+//! refutation needs it to: the defender's steps out of the confinement at its positions
+//! on the attacker's winning lines (each the child won first) are let in, those taken
+//! most often first, and the game is solved again, until the defender holds, the refutation meets no step left out (the
+//! attacker then wins outright, though this search claims nothing), or the positions go
+//! past the budget.
+
+use super::strategy::{Guarantee, Strategy};
+use crate::rules::Rules;
+use crate::rules::bitboard::Bitboard;
+use crate::rules::movegen::has_legal_turn;
+use crate::rules::position::{Color, Position};
+use crate::rules::turn::Turn;
+use crate::tablebase::{Outcome, Tablebase};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// A child that the tables (or the end of the game) settle as the attacker's win, or
+/// that nothing settles after a capture: counted as the attacker's, which is safe.
+const ATTACKER_WINS: u32 = u32::MAX;
+/// A child settled as not lost for the defender.
+const DEFENDER_HOLDS: u32 = u32::MAX - 1;
+
+/// Bytes a gathered position takes, about: its stones, its place in the index, its
+/// children and parents, and its marks.
+pub(super) const BYTES_PER_POSITION: usize = 100;
+
+/// A confinement grows by a quarter at most after a round (by `GROWTH_AT_LEAST`
+/// placements while it is small): the rounds together cost a few times the last, and
+/// the last is not much larger than the fortress needs. Measured on the quiet 7-stone
+/// draws that df-pn leaves open, with the steps the refutation takes most often let in
+/// first: growing by half, or ranking the steps by how near the root they are, needed
+/// more positions (docs/experiments.md).
+const GROWTH_DIVISOR: usize = 4;
+/// The fewest placements let in after a round.
+const GROWTH_AT_LEAST: usize = 8;
+
+/// The limits of a fortress search.
+#[derive(Copy, Clone)]
+pub(super) struct Limits<'a> {
+    /// The most positions of one confinement's game.
+    pub positions: usize,
+    /// Stop when this is set or the time is past.
+    pub stop: &'a AtomicBool,
+    /// When to stop, if ever.
+    pub deadline: Option<Instant>,
+}
+
+impl Limits<'_> {
+    fn reached(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
+
+/// What a fortress search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Found {
+    /// The defender holds: its strategy, and the positions of the last game solved.
+    Holds { strategy: Strategy, positions: u64 },
+    /// Not found within the limits; the positions gathered over every round.
+    Open { positions: u64 },
+}
+
+/// `defender`'s strategy from `root` that never loses, confined to a growing set of its
+/// placements, with `tables` settling every position after a capture.
+pub(super) fn defence(
+    root: &Position,
+    rules: Rules,
+    tables: Option<&Tablebase>,
+    defender: Color,
+    limits: Limits<'_>,
+) -> Found {
+    let mut confinement = HashSet::from([root.stones(defender).bits()]);
+    let mut spent = 0;
+    loop {
+        let Some(game) = Game::gather(root, rules, tables, defender, &confinement, limits) else {
+            return Found::Open {
+                positions: spent + limits.positions as u64,
+            };
+        };
+        spent += game.positions.len() as u64;
+        let won = game.attackers_wins();
+        if !won.is_won(0) {
+            return Found::Holds {
+                strategy: game.strategy(&won),
+                positions: spent,
+            };
+        }
+        let most = (confinement.len() / GROWTH_DIVISOR).max(GROWTH_AT_LEAST);
+        let steps = game.steps_out_on_the_refutation(&won, &confinement, most);
+        tracing::debug!(
+            "fortress of {}: {} placements, {} positions, {} of them the attacker's; {} more placements",
+            defender.name(),
+            confinement.len(),
+            game.positions.len(),
+            won.count(),
+            steps.len()
+        );
+        if steps.is_empty() || limits.reached() {
+            return Found::Open { positions: spent };
+        }
+        confinement.extend(steps);
+    }
+}
+
+/// The game with the defender confined: every position reachable from the root, each
+/// with its children (indices, or a settled value).
+struct Game<'a> {
+    rules: Rules,
+    defender: Color,
+    /// Each position's stones, Black to move marked by bit 63 of White's word.
+    positions: Vec<[u64; 2]>,
+    index: HashMap<u64, u32>,
+    /// Where each position's children start in `children`; one more at the end.
+    first_child: Vec<u32>,
+    children: Vec<u32>,
+    tables: Option<&'a Tablebase>,
+}
+
+/// The side to move is Black (bit 63 of the first word: no point uses it).
+const BLACK_TO_MOVE: u64 = 1 << 63;
+
+fn pack(position: &Position) -> [u64; 2] {
+    let side = match position.side_to_move() {
+        Color::White => 0,
+        Color::Black => BLACK_TO_MOVE,
+    };
+    [
+        position.stones(Color::White).bits() | side,
+        position.stones(Color::Black).bits(),
+    ]
+}
+
+fn unpack(stones: [u64; 2]) -> Position {
+    let side = if stones[0] & BLACK_TO_MOVE == 0 {
+        Color::White
+    } else {
+        Color::Black
+    };
+    Position::new(
+        Bitboard::from_bits(stones[0] & !BLACK_TO_MOVE),
+        Bitboard::from_bits(stones[1]),
+        side,
+        0,
+        1,
+    )
+    .expect("a gathered position is valid")
+}
+
+/// The attacker's wins in a game: a mark and, for the refutation, the order of each.
+struct Won {
+    order: Vec<u32>,
+}
+
+impl Won {
+    const NOT_WON: u32 = u32::MAX;
+
+    fn is_won(&self, position: usize) -> bool {
+        self.order[position] != Won::NOT_WON
+    }
+
+    fn count(&self) -> usize {
+        self.order.iter().filter(|&&o| o != Won::NOT_WON).count()
+    }
+}
+
+impl<'a> Game<'a> {
+    /// Gathers the game breadth first; `None` past the limits.
+    fn gather(
+        root: &Position,
+        rules: Rules,
+        tables: Option<&'a Tablebase>,
+        defender: Color,
+        confinement: &HashSet<u64>,
+        limits: Limits<'_>,
+    ) -> Option<Game<'a>> {
+        let stones = root.occupied().count();
+        let mut game = Game {
+            rules,
+            defender,
+            positions: vec![pack(root)],
+            index: HashMap::from([(root.key(), 0)]),
+            first_child: Vec::new(),
+            children: Vec::new(),
+            tables,
+        };
+        let mut turns = Vec::new();
+        let mut at = 0;
+        while at < game.positions.len() {
+            let position = unpack(game.positions[at]);
+            at += 1;
+            game.first_child.push(game.children.len() as u32);
+            if at % 4096 == 0 && limits.reached() {
+                return None;
+            }
+            if position.us().is_empty() || !has_legal_turn(&position) {
+                continue; // lost for the side to move: no children
+            }
+            let mover = position.side_to_move();
+            turns.clear();
+            rules.turn_rules().generate(&position, &mut turns);
+            for &turn in &turns {
+                let child = position.play(turn);
+                if child.occupied().count() < stones {
+                    let attacker_wins = !game.holds_after_capture(&child);
+                    game.children.push(if attacker_wins {
+                        ATTACKER_WINS
+                    } else {
+                        DEFENDER_HOLDS
+                    });
+                    continue;
+                }
+                if mover == defender && !confinement.contains(&child.stones(defender).bits()) {
+                    continue;
+                }
+                let next = game.positions.len() as u32;
+                let id = *game.index.entry(child.key()).or_insert(next);
+                if id == next {
+                    game.positions.push(pack(&child));
+                }
+                game.children.push(id);
+            }
+            if game.positions.len() > limits.positions {
+                return None;
+            }
+        }
+        game.first_child.push(game.children.len() as u32);
+        Some(game)
+    }
+
+    /// The value of a finished game or a table's position, for its side to move.
+    fn settled(&self, position: &Position) -> Option<Outcome> {
+        if position.us().is_empty() || !has_legal_turn(position) {
+            Some(Outcome::Loss)
+        } else if position.them().is_empty() {
+            Some(Outcome::Win)
+        } else {
+            self.tables?.probe_outcome(position)
+        }
+    }
+
+    /// Whether the defender does not lose after a capture: settled and not lost for it.
+    /// What nothing settles counts as lost, which is safe.
+    fn holds_after_capture(&self, position: &Position) -> bool {
+        self.settled(position).is_some_and(|outcome| {
+            Guarantee::NoLoss.kept_by(outcome, position.side_to_move(), self.defender)
+        })
+    }
+
+    fn children_of(&self, position: usize) -> &[u32] {
+        &self.children[self.first_child[position] as usize..self.first_child[position + 1] as usize]
+    }
+
+    fn attacker_to_move(&self, position: usize) -> bool {
+        let black_to_move = self.positions[position][0] & BLACK_TO_MOVE != 0;
+        black_to_move == (self.defender == Color::White)
+    }
+
+    /// The attacker's wins, backwards from the settled children, each position's
+    /// defender counting its allowed children not yet won.
+    fn attackers_wins(&self) -> Won {
+        let n = self.positions.len();
+        let mut first_parent = vec![0u32; n + 1];
+        for &child in &self.children {
+            if child < DEFENDER_HOLDS {
+                first_parent[child as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            first_parent[i + 1] += first_parent[i];
+        }
+        let mut parents = vec![0u32; first_parent[n] as usize];
+        let mut fill = first_parent.clone();
+        for position in 0..n {
+            for &child in self.children_of(position) {
+                if child < DEFENDER_HOLDS {
+                    parents[fill[child as usize] as usize] = position as u32;
+                    fill[child as usize] += 1;
+                }
+            }
+        }
+        drop(fill);
+        let mut won = Won {
+            order: vec![Won::NOT_WON; n],
+        };
+        // The defender's allowed children not yet won (unused for the attacker's).
+        let mut open: Vec<u32> = (0..n)
+            .map(|position| {
+                let children = self.children_of(position);
+                children.iter().filter(|&&c| c != ATTACKER_WINS).count() as u32
+            })
+            .collect();
+        let mut queue: Vec<u32> = Vec::new();
+        for (position, &allowed) in open.iter().enumerate() {
+            let lost_here = if self.attacker_to_move(position) {
+                self.children_of(position).contains(&ATTACKER_WINS)
+            } else {
+                allowed == 0
+            };
+            if lost_here {
+                won.order[position] = queue.len() as u32;
+                queue.push(position as u32);
+            }
+        }
+        let mut head = 0;
+        while head < queue.len() {
+            let child = queue[head] as usize;
+            head += 1;
+            for &parent in &parents[first_parent[child] as usize..first_parent[child + 1] as usize]
+            {
+                let parent = parent as usize;
+                if won.is_won(parent) {
+                    continue;
+                }
+                let now_won = self.attacker_to_move(parent) || {
+                    open[parent] -= 1;
+                    open[parent] == 0
+                };
+                if now_won {
+                    won.order[parent] = queue.len() as u32;
+                    queue.push(parent as u32);
+                }
+            }
+        }
+        won
+    }
+
+    /// The defender's steps out of `confinement` at its positions on the attacker's
+    /// refutation (from the root, the attacker's child won first, every child of the
+    /// defender's): at most `most` of them, those that the most of these positions step
+    /// to first.
+    fn steps_out_on_the_refutation(
+        &self,
+        won: &Won,
+        confinement: &HashSet<u64>,
+        most: usize,
+    ) -> Vec<u64> {
+        let mut steps: HashMap<u64, u32> = HashMap::new();
+        let mut seen = HashSet::from([0u32]);
+        let mut stack = vec![0u32];
+        let mut turns = Vec::new();
+        while let Some(at) = stack.pop() {
+            let children = self.children_of(at as usize);
+            let next: Vec<u32> = if self.attacker_to_move(at as usize) {
+                if children.contains(&ATTACKER_WINS) {
+                    continue;
+                }
+                children
+                    .iter()
+                    .copied()
+                    .filter(|&c| c < DEFENDER_HOLDS)
+                    .min_by_key(|&c| won.order[c as usize])
+                    .into_iter()
+                    .collect()
+            } else {
+                let position = unpack(self.positions[at as usize]);
+                turns.clear();
+                self.rules.turn_rules().generate(&position, &mut turns);
+                for &turn in &turns {
+                    if !turn.is_capture() {
+                        let placement = position.play(turn).stones(self.defender).bits();
+                        if !confinement.contains(&placement) {
+                            *steps.entry(placement).or_insert(0) += 1;
+                        }
+                    }
+                }
+                children
+                    .iter()
+                    .copied()
+                    .filter(|&c| c < DEFENDER_HOLDS)
+                    .collect()
+            };
+            for child in next {
+                if seen.insert(child) {
+                    stack.push(child);
+                }
+            }
+        }
+        let mut steps: Vec<(u64, u32)> = steps.into_iter().collect();
+        // Ties by placement, so that a run is the same each time.
+        steps.sort_unstable_by_key(|&(placement, count)| (std::cmp::Reverse(count), placement));
+        steps
+            .into_iter()
+            .take(most)
+            .map(|(placement, _)| placement)
+            .collect()
+    }
+
+    /// The defender's strategy over the positions it reaches from the root, staying out
+    /// of the attacker's wins: where it can, a turn into the tables or into a position
+    /// the strategy reaches already, so that the strategy stays small.
+    fn strategy(&self, won: &Won) -> Strategy {
+        let mut reached = HashSet::from([0u32]);
+        let mut stack = vec![0u32];
+        let mut chosen: Vec<(u64, Turn)> = Vec::new();
+        let mut turns = Vec::new();
+        while let Some(at) = stack.pop() {
+            let position = unpack(self.positions[at as usize]);
+            if self.attacker_to_move(at as usize) {
+                for &child in self.children_of(at as usize) {
+                    if child < DEFENDER_HOLDS && reached.insert(child) {
+                        stack.push(child);
+                    }
+                }
+                continue;
+            }
+            // The children are listed in the move generator's order, the turns leaving
+            // the confinement left out: match them again by the position they lead to.
+            turns.clear();
+            self.rules.turn_rules().generate(&position, &mut turns);
+            let mut best: Option<(u8, Turn, u32)> = None;
+            for &turn in &turns {
+                let child = position.play(turn);
+                let (rank, id) = if child.occupied().count() < position.occupied().count() {
+                    if !self.holds_after_capture(&child) {
+                        continue;
+                    }
+                    (0, DEFENDER_HOLDS)
+                } else {
+                    let Some(&id) = self.index.get(&child.key()) else {
+                        continue;
+                    };
+                    if won.is_won(id as usize) {
+                        continue;
+                    }
+                    (if reached.contains(&id) { 1 } else { 2 }, id)
+                };
+                if best.is_none_or(|(r, _, _)| rank < r) {
+                    best = Some((rank, turn, id));
+                }
+            }
+            let (_, turn, id) = best.expect("a position the defender holds has a turn that holds");
+            chosen.push((position.key(), turn));
+            if id < DEFENDER_HOLDS && reached.insert(id) {
+                stack.push(id);
+            }
+        }
+        chosen.sort_unstable_by_key(|&(key, _)| key);
+        chosen.dedup_by_key(|&mut (key, _)| key);
+        Strategy {
+            owner: self.defender,
+            guarantee: Guarantee::NoLoss,
+            turns: chosen,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solve::certificate::Certificate;
+    use crate::solve::check::check;
+    use crate::solve::sample::random_positions;
+    use crate::solve::verdict::Verdict;
+    use crate::tablebase::{Progress, build};
+
+    /// Over the 2-stone tables, a 3-stone position's fortress holds only where the
+    /// 3-stone tables say its defender does not lose, and its strategy passes the
+    /// checker; it holds in most of those.
+    #[test]
+    fn a_fortress_holds_only_where_the_defender_does_not_lose() {
+        let dir = std::env::temp_dir().join(format!("vato-fortress-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let rules = Rules::default();
+        build(&dir, 3, &rules, 1, Progress::Quiet).unwrap();
+        let all = Tablebase::open(&dir, rules, 3).unwrap();
+        let leaves = Tablebase::open(&dir, rules, 2).unwrap();
+        let stop = AtomicBool::new(false);
+        let limits = Limits {
+            positions: 100_000,
+            stop: &stop,
+            deadline: None,
+        };
+        let (mut held, mut holds_by_tables) = (0, 0);
+        for root in random_positions(&rules, &[(2, 1), (1, 2)], 200, 3) {
+            for defender in [Color::White, Color::Black] {
+                let truth = all.probe_outcome(&root).unwrap();
+                let holds = Guarantee::NoLoss.kept_by(truth, root.side_to_move(), defender);
+                holds_by_tables += usize::from(holds);
+                let Found::Holds { strategy, .. } =
+                    defence(&root, rules, Some(&leaves), defender, limits)
+                else {
+                    continue;
+                };
+                assert!(holds, "{root}: {}'s fortress holds a loss", defender.name());
+                held += 1;
+                let certificate = Certificate {
+                    root,
+                    rules,
+                    verdict: Verdict::Unknown,
+                    table_stones: 2,
+                    strategies: vec![strategy],
+                };
+                if let Err(e) = check(&certificate, Some(&leaves)) {
+                    panic!(
+                        "{root}: {}'s fortress fails the check: {e:#}",
+                        defender.name()
+                    );
+                }
+            }
+        }
+        eprintln!("{held} fortresses held of {holds_by_tables} defences the tables allow");
+        assert!(held * 2 > holds_by_tables, "{held} of {holds_by_tables}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

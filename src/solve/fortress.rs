@@ -24,7 +24,7 @@
 use super::strategy::{Guarantee, Strategy};
 use crate::rules::Rules;
 use crate::rules::bitboard::Bitboard;
-use crate::rules::movegen::has_legal_turn;
+use crate::rules::movegen::{has_capture, has_legal_turn};
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
 use crate::tablebase::{Outcome, Tablebase};
@@ -201,7 +201,7 @@ impl<'a> Game<'a> {
             children: Vec::new(),
             tables,
         };
-        let mut turns = Vec::new();
+        let (mut turns, mut replies) = (Vec::new(), Vec::new());
         let mut at = 0;
         while at < game.positions.len() {
             let position = unpack(game.positions[at]);
@@ -230,6 +230,11 @@ impl<'a> Game<'a> {
                 if mover == defender && !confinement.contains(&child.stones(defender).bits()) {
                     continue;
                 }
+                if let Some((holds, _)) = game.forced_capture(&child, &mut replies) {
+                    game.children
+                        .push(if holds { DEFENDER_HOLDS } else { ATTACKER_WINS });
+                    continue;
+                }
                 let next = game.positions.len() as u32;
                 let id = *game.index.entry(child.key()).or_insert(next);
                 if id == next {
@@ -254,6 +259,36 @@ impl<'a> Game<'a> {
         } else {
             self.tables?.probe_outcome(position)
         }
+    }
+
+    /// A position whose side to move must capture, settled at once from what its
+    /// captures lead to, so that it takes no place in the game (a third or so of the
+    /// positions): whether the defender holds, and the defender's capture that holds
+    /// when it is the one to move. `None` when the side to move has a quiet turn.
+    fn forced_capture(
+        &self,
+        position: &Position,
+        turns: &mut Vec<Turn>,
+    ) -> Option<(bool, Option<Turn>)> {
+        if !has_capture(position) {
+            return None;
+        }
+        turns.clear();
+        self.rules.turn_rules().generate(position, turns);
+        if turns.iter().any(|turn| !turn.is_capture()) {
+            return None;
+        }
+        let mut holding = turns
+            .iter()
+            .filter(|&&turn| self.holds_after_capture(&position.play(turn)));
+        Some(if position.side_to_move() == self.defender {
+            match holding.next() {
+                Some(&turn) => (true, Some(turn)),
+                None => (false, None),
+            }
+        } else {
+            (holding.count() == turns.len(), None)
+        })
     }
 
     /// Whether the defender does not lose after a capture: settled and not lost for it.
@@ -410,26 +445,46 @@ impl<'a> Game<'a> {
         let mut reached = HashSet::from([0u32]);
         let mut stack = vec![0u32];
         let mut chosen: Vec<(u64, Turn)> = Vec::new();
-        let mut turns = Vec::new();
+        let (mut turns, mut replies) = (Vec::new(), Vec::new());
         while let Some(at) = stack.pop() {
             let position = unpack(self.positions[at as usize]);
+            // The children are matched again by the position each turn leads to: those
+            // the game settled at once are not in it, and the defender's turns leaving
+            // the confinement were left out.
+            turns.clear();
+            self.rules.turn_rules().generate(&position, &mut turns);
+            let stones = position.occupied().count();
             if self.attacker_to_move(at as usize) {
-                for &child in self.children_of(at as usize) {
-                    if child < DEFENDER_HOLDS && reached.insert(child) {
-                        stack.push(child);
+                for &turn in &turns {
+                    let child = position.play(turn);
+                    if child.occupied().count() < stones {
+                        continue;
+                    }
+                    if let Some((_, capture)) = self.forced_capture(&child, &mut replies) {
+                        // The defender to move must capture: its capture that holds.
+                        if let Some(capture) = capture {
+                            chosen.push((child.key(), capture));
+                        }
+                        continue;
+                    }
+                    if let Some(&id) = self.index.get(&child.key())
+                        && reached.insert(id)
+                    {
+                        stack.push(id);
                     }
                 }
                 continue;
             }
-            // The children are listed in the move generator's order, the turns leaving
-            // the confinement left out: match them again by the position they lead to.
-            turns.clear();
-            self.rules.turn_rules().generate(&position, &mut turns);
             let mut best: Option<(u8, Turn, u32)> = None;
             for &turn in &turns {
                 let child = position.play(turn);
-                let (rank, id) = if child.occupied().count() < position.occupied().count() {
+                let (rank, id) = if child.occupied().count() < stones {
                     if !self.holds_after_capture(&child) {
+                        continue;
+                    }
+                    (0, DEFENDER_HOLDS)
+                } else if let Some((holds, _)) = self.forced_capture(&child, &mut replies) {
+                    if !holds {
                         continue;
                     }
                     (0, DEFENDER_HOLDS)

@@ -17,9 +17,10 @@
 //! The confinement starts with the root's placement and grows where the attacker's
 //! refutation needs it to: the defender's steps out of the confinement at its positions
 //! on the attacker's winning lines (each the child won first) are let in, those taken
-//! most often first, and the game is solved again, until the defender holds, the refutation meets no step left out (the
-//! attacker then wins outright, though this search claims nothing), or the positions go
-//! past the budget.
+//! most often first, and the game is solved again, until the defender holds, the
+//! refutation meets no step left out (the attacker then wins in the real game too, unless
+//! a capture into a position no table holds was counted for it; this search claims
+//! nothing), or the positions go past the budget.
 
 use super::strategy::{Guarantee, Strategy};
 use crate::rules::Rules;

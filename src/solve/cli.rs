@@ -187,6 +187,13 @@ enum MethodArg {
 }
 
 impl SolveArgs {
+    /// The most positions of a fortress, `None` with --no-fortress.
+    fn fortress_positions(&self) -> Option<usize> {
+        (!self.no_fortress).then(|| {
+            Budget::fortress_positions(self.strategy_memory.unwrap_or(self.memory), self.nodes)
+        })
+    }
+
     /// The search method the arguments ask for.
     fn method(&self) -> Method {
         match self.method {
@@ -586,9 +593,7 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
         store: None,
         guide: guide.as_ref(),
         forced: None,
-        fortress: (!args.no_fortress).then(|| {
-            Budget::fortress_positions(args.strategy_memory.unwrap_or(args.memory), args.nodes)
-        }),
+        fortress: args.fortress_positions(),
     };
     let started = Instant::now();
     // A set built one layer pair at a time may hold only some layers of the largest count:
@@ -704,9 +709,7 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         store: None,
         guide: guide.as_ref(),
         forced: forced.as_ref(),
-        fortress: (!args.no_fortress).then(|| {
-            Budget::fortress_positions(args.strategy_memory.unwrap_or(args.memory), args.nodes)
-        }),
+        fortress: args.fortress_positions(),
     };
     if let Some(files) = &args.combine {
         let children = read_shard_lines(files, &root, &rules)?;

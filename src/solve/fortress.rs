@@ -203,19 +203,14 @@ impl<'a> Game<'a> {
             rules.turn_rules().generate(&position, &mut turns);
             for &turn in &turns {
                 let child = position.play(turn);
-                if child.occupied().count() < stones {
-                    let attacker_wins = !game.holds_after_capture(&child);
-                    game.children.push(if attacker_wins {
-                        ATTACKER_WINS
-                    } else {
-                        DEFENDER_HOLDS
-                    });
+                let captured = child.occupied().count() < stones;
+                if !captured
+                    && mover == defender
+                    && !confinement.contains(&child.stones(defender).bits())
+                {
                     continue;
                 }
-                if mover == defender && !confinement.contains(&child.stones(defender).bits()) {
-                    continue;
-                }
-                if let Some((holds, _)) = game.forced_capture(&child, &mut replies) {
+                if let Some(holds) = game.settled_at_once(&child, captured, &mut replies) {
                     game.children
                         .push(if holds { DEFENDER_HOLDS } else { ATTACKER_WINS });
                     continue;
@@ -282,17 +277,31 @@ impl<'a> Game<'a> {
         if turns.iter().any(|turn| !turn.is_capture()) {
             return None;
         }
-        let mut holding = turns
-            .iter()
-            .filter(|&&turn| self.holds_after_capture(&position.play(turn)));
+        let holds = |turn: Turn| self.holds_after_capture(&position.play(turn));
         Some(if position.side_to_move() == self.defender {
-            match holding.next() {
-                Some(&turn) => (true, Some(turn)),
+            match turns.iter().copied().find(|&turn| holds(turn)) {
+                Some(turn) => (true, Some(turn)),
                 None => (false, None),
             }
         } else {
-            (holding.count() == turns.len(), None)
+            (turns.iter().all(|&turn| holds(turn)), None)
         })
+    }
+
+    /// Whether the defender holds a child that needs no place in the game: one reached
+    /// by a capture (`captured`), settled by the tables, or one whose side to move must
+    /// capture. `None` for a child to gather.
+    fn settled_at_once(
+        &self,
+        child: &Position,
+        captured: bool,
+        turns: &mut Vec<Turn>,
+    ) -> Option<bool> {
+        if captured {
+            Some(self.holds_after_capture(child))
+        } else {
+            self.forced_capture(child, turns).map(|(holds, _)| holds)
+        }
     }
 
     /// Whether the defender does not lose after a capture: settled and not lost for it.
@@ -482,24 +491,19 @@ impl<'a> Game<'a> {
             let mut best: Option<(u8, Turn, u32)> = None;
             for &turn in &turns {
                 let child = position.play(turn);
-                let (rank, id) = if child.occupied().count() < stones {
-                    if !self.holds_after_capture(&child) {
-                        continue;
+                let captured = child.occupied().count() < stones;
+                let (rank, id) = match self.settled_at_once(&child, captured, &mut replies) {
+                    Some(true) => (0, DEFENDER_HOLDS),
+                    Some(false) => continue,
+                    None => {
+                        let Some(&id) = self.index.get(&child.key()) else {
+                            continue;
+                        };
+                        if won.is_won(id as usize) {
+                            continue;
+                        }
+                        (if reached.contains(&id) { 1 } else { 2 }, id)
                     }
-                    (0, DEFENDER_HOLDS)
-                } else if let Some((holds, _)) = self.forced_capture(&child, &mut replies) {
-                    if !holds {
-                        continue;
-                    }
-                    (0, DEFENDER_HOLDS)
-                } else {
-                    let Some(&id) = self.index.get(&child.key()) else {
-                        continue;
-                    };
-                    if won.is_won(id as usize) {
-                        continue;
-                    }
-                    (if reached.contains(&id) { 1 } else { 2 }, id)
                 };
                 if best.is_none_or(|(r, _, _)| rank < r) {
                     best = Some((rank, turn, id));

@@ -12,7 +12,10 @@ use vato::rules::Rules;
 use vato::rules::board::Board;
 use vato::rules::movegen::has_legal_turn;
 use vato::rules::position::Position;
-use vato::solve::{Budget, Certificate, Method, ProofFile, Verdict, solve, solve_on_own_stack};
+use vato::solve::{
+    Budget, Certificate, Heard, Method, ProofFile, Verdict, agreement, random_positions, solve,
+    solve_on_own_stack,
+};
 use vato::tablebase::{Progress, Tablebase, build, layer_size, layers_with, position_of};
 
 fn rules_on(board: Board) -> Rules {
@@ -632,6 +635,38 @@ fn a_sample_of_random_positions_agrees_with_the_tables() {
         "2",
     ]);
     assert!(!ok && error.contains("--stones 2"), "{error}");
+}
+
+/// A sample says how many positions it has solved after each one, so that a long run shows
+/// its progress: 1, 2, ... up to the last, in order, and its lines as they are found.
+#[test]
+fn a_sample_counts_the_positions_it_has_solved() {
+    let rules = rules_on(Board::Tsivy);
+    let tables = Tablebase::open(tables_dir(Board::Tsivy), rules, 3).unwrap();
+    let leaves = Tablebase::open(tables_dir(Board::Tsivy), rules, 2).unwrap();
+    let positions = random_positions(&rules, &[(2, 1), (1, 2)], 30, 5);
+    let stop = AtomicBool::new(false);
+    let budget = Budget {
+        nodes: Some(100),
+        table_mb: 16,
+        ..Budget::until(&stop)
+    };
+    let (mut counts, mut lines) = (Vec::new(), 0);
+    let found = agreement(
+        &positions,
+        rules,
+        Some(&leaves),
+        &tables,
+        budget,
+        &mut |news| match news {
+            Heard::Solved(count) => counts.push(count),
+            Heard::Line(_) => lines += 1,
+        },
+    )
+    .unwrap();
+    assert_eq!(counts, (1..=positions.len()).collect::<Vec<_>>());
+    assert_eq!(found.positions, positions.len());
+    assert_eq!(lines, found.undecided + found.disagree.len());
 }
 
 /// Quiet draws that df-pn goes round are held by a fortress (the defender confined to a

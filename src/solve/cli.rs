@@ -8,13 +8,13 @@ use super::dfpn::{Budget, Method};
 use super::forced::ForcedDefences;
 use super::mapped_store::MappedStore;
 use super::proof_file::ProofFile;
-use super::sample::{agreement, random_positions};
+use super::sample::{Heard, agreement, random_positions};
 use super::store::{ProofStore, default_store_dir};
 use super::stored::{Proven, StoredResults};
 use super::strategy::Guarantee;
 use super::two_questions::{on_own_stack, solve_on_own_stack, solve_one};
 use super::verdict::Verdict;
-use crate::progress::stop_on_ctrl_c;
+use crate::progress::{JobProgress, PLAIN_EVERY, stop_on_ctrl_c};
 use crate::rules::Rules;
 use crate::rules::fen::parse_position_on;
 use crate::rules::notation::spelled_turns;
@@ -624,25 +624,45 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
         )?;
     }
     let positions = random_positions(&rules, &drawn, count, args.seed);
-    // The lines come from the solver's thread as they are found.
-    let (lines, said) = std::sync::mpsc::channel::<String>();
+    // The lines and the count solved come from the solver's thread as they are found; the
+    // count goes to standard error as a bar (a plain line now and then off a terminal).
+    enum News {
+        Line(String),
+        Solved(usize),
+    }
+    let (heard, said) = std::sync::mpsc::channel::<News>();
+    let mut progress = JobProgress::new(
+        "sample",
+        positions.len() as u64,
+        "positions",
+        Some(PLAIN_EVERY),
+    );
     let found = std::thread::scope(|scope| {
         let (positions, leaves, truth) = (&positions, &leaves, &truth);
         let worker = scope.spawn(move || {
             on_own_stack(|| {
-                agreement(positions, rules, Some(leaves), truth, budget, &mut |line| {
-                    let _ = lines.send(line.to_string());
+                agreement(positions, rules, Some(leaves), truth, budget, &mut |news| {
+                    let _ = heard.send(match news {
+                        Heard::Line(line) => News::Line(line.to_string()),
+                        Heard::Solved(count) => News::Solved(count),
+                    });
                 })
             })
         });
-        for line in said {
-            let _ = writeln!(out, "{line}");
-            let _ = out.flush();
+        for news in said {
+            match news {
+                News::Line(line) => progress.suspend(|| {
+                    let _ = writeln!(out, "{line}");
+                    let _ = out.flush();
+                }),
+                News::Solved(solved) => progress.set(solved as u64),
+            }
         }
         worker
             .join()
             .map_err(|_| anyhow::anyhow!("the solver failed"))?
     })?;
+    progress.finish();
     writeln!(
         out,
         "sample {} positions of {stones} stones over the tables of up to {}{guided}: {} agree, \

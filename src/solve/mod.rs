@@ -57,7 +57,7 @@ pub use forced::ForcedDefences;
 pub use known::Known;
 pub use mapped_store::MappedStore;
 pub use proof_file::ProofFile;
-pub use sample::{Agreement, agreement, random_positions};
+pub use sample::{Agreement, Heard, agreement, random_positions};
 pub use store::{PROOFS_VARIABLE, ProofStore, default_store_dir};
 pub use stored::{Proven, StoredResults};
 pub use strategy::{ClosedDefence, Guarantee, Strategy};

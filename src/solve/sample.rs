@@ -62,15 +62,25 @@ pub fn random_positions(
     positions
 }
 
+/// What a sample says as it goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Heard<'a> {
+    /// A position that does not agree, or is left undecided: one line on it.
+    Line(&'a str),
+    /// The count of positions solved so far.
+    Solved(usize),
+}
+
 /// Solves each of `positions` over `leaves` (tables of fewer stones) and compares with
-/// `truth`; `report` hears of every position that does not agree, as it is found.
+/// `truth`; `report` hears of every position that does not agree, as it is found, and of
+/// the count solved after each.
 pub fn agreement(
     positions: &[Position],
     rules: Rules,
     leaves: Option<&Tablebase>,
     truth: &Tablebase,
     budget: Budget<'_>,
-    report: &mut dyn FnMut(&str),
+    report: &mut dyn FnMut(Heard<'_>),
 ) -> Result<Agreement> {
     let mut found = Agreement::default();
     let table_stones = leaves.map_or(0, |t| t.max_stones()) as u8;
@@ -80,13 +90,18 @@ pub fn agreement(
         ..budget
     };
     for position in positions {
+        // Said before each position but the first, the last one's after the loop: the
+        // positions that end early (`continue`) are counted too.
+        if found.positions > 0 {
+            report(Heard::Solved(found.positions));
+        }
         let started = Instant::now();
         let solved = match solve(position, rules, leaves, budget) {
             Ok(solved) => solved,
             Err(e) => {
                 found.positions += 1;
                 found.undecided += 1;
-                report(&format!("unconfirmed {position}: {e:#}"));
+                report(Heard::Line(&format!("unconfirmed {position}: {e:#}")));
                 continue;
             }
         };
@@ -98,11 +113,11 @@ pub fn agreement(
         let expected = Verdict::from(outcome);
         if solved.verdict == Verdict::Unknown || solved.strategies.is_empty() {
             found.undecided += 1;
-            report(&format!(
+            report(Heard::Line(&format!(
                 "undecided {position} (tables: {expected}) nodes {} time {:.3}",
                 solved.nodes,
                 started.elapsed().as_secs_f64()
-            ));
+            )));
             continue;
         }
         let certificate = Certificate {
@@ -124,9 +139,10 @@ pub fn agreement(
                 "disagree {position}: solved {}, tables {expected}{why}",
                 solved.verdict
             );
-            report(&line);
+            report(Heard::Line(&line));
             found.disagree.push(line);
         }
     }
+    report(Heard::Solved(found.positions));
     Ok(found)
 }

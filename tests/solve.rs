@@ -672,7 +672,8 @@ fn a_sample_counts_the_positions_it_has_solved() {
 /// Quiet draws that df-pn goes round are held by a fortress (the defender confined to a
 /// few placements of its stones, solved backwards): 100 random 4-stone positions over the
 /// 3-stone tables at 200,000 nodes each all agree with the tables, each proof checked;
-/// df-pn alone (`--no-fortress`) leaves draws undecided (12 of them).
+/// df-pn alone (`--no-fortress`) leaves draws undecided (12 of them). A fortress that
+/// falls proves the attacker's win.
 #[test]
 fn quiet_draws_are_held_by_a_fortress() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-four");
@@ -712,6 +713,35 @@ fn quiet_draws_are_held_by_a_fortress() {
         !undecided.is_empty() && undecided.iter().all(|line| line.contains("(tables: draw)")),
         "{without}"
     );
+
+    // A long win that df-pn leaves open at 200,000 nodes: the loser's fortress falls
+    // where its every way out counts for the winner, and that is the proof, checked.
+    let proof = dir.join("fallen.proof");
+    let solve = |extra: &[&str]| {
+        let common = [
+            "--tablebase-path",
+            dir.to_str().unwrap(),
+            "--tablebase-stones",
+            "3",
+            "--fen",
+            "9/1B4W2/9/W8/4B4 w",
+            "--nodes",
+            "200000",
+            "--no-store",
+        ];
+        vato_solve(&[&common[..], extra].concat())
+    };
+    let (ok, answer, error) = solve(&["--no-fortress"]);
+    assert!(ok && answer.starts_with("unknown "), "{answer}{error}");
+    let (ok, answer, error) = solve(&["--proof", proof.to_str().unwrap()]);
+    assert!(ok && answer.starts_with("loss "), "{answer}{error}");
+    let (ok, checked, error) = vato_solve(&[
+        "--tablebase-path",
+        dir.to_str().unwrap(),
+        "--check",
+        proof.to_str().unwrap(),
+    ]);
+    assert!(ok, "{checked}{error}");
 }
 
 /// A copy of the tables in `full`, in a fresh folder `name`, without the files whose names

@@ -18,10 +18,17 @@
 //! refutation needs it to: the defender's steps out of the confinement at its positions
 //! on the attacker's winning lines (each the child won first) are let in, those taken
 //! most often first, and the game is solved again, until the defender holds, the
-//! refutation meets no step left out (the attacker then wins in the real game too, unless
-//! a capture into a position no table holds was counted for it; this search claims
-//! nothing), or the positions go past the budget.
+//! refutation meets no step left out, or the positions go past the budget.
+//!
+//! Each round also solves the game with the defender's steps out of the confinement
+//! counted as its ways out (children the attacker never wins). What the attacker wins
+//! then it wins in the real game, each of its lines going to positions won earlier, so
+//! none repeats: when that is the root, the fortress has fallen, and the attacker's
+//! strategy is kept as the proof of its win once the checker's walk confirms it (a
+//! capture into a position no table holds was counted for the attacker, which would
+//! fail there).
 
+use super::check::{ByKey, follow};
 use super::strategy::{Guarantee, Strategy};
 use crate::rules::Rules;
 use crate::rules::bitboard::Bitboard;
@@ -73,8 +80,11 @@ impl Limits<'_> {
 /// What a fortress search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) enum Found {
-    /// The defender holds: its strategy, and the positions of the last game solved.
+    /// The defender holds: its strategy, and the positions gathered over every round.
     Holds { strategy: Strategy, positions: u64 },
+    /// The fortress fell where no step of the defender's was left out: the attacker wins
+    /// in the real game, with this strategy (checked), and the positions gathered.
+    Falls { strategy: Strategy, positions: u64 },
     /// Not found within the limits; the positions gathered over every round.
     Open { positions: u64 },
 }
@@ -97,21 +107,36 @@ pub(super) fn defence(
             };
         };
         spent += game.positions.len() as u64;
-        let won = game.attackers_wins();
+        let won = game.attackers_wins(false);
         if !won.is_won(0) {
             return Found::Holds {
                 strategy: game.strategy(&won),
                 positions: spent,
             };
         }
+        // The attacker may win already where the defender's every way out counts for
+        // it: a win in the real game, kept once the checker's walk confirms it (a
+        // capture into a position no table holds was counted for the attacker).
+        let won_anyway = game.attackers_wins(true);
+        if won_anyway.is_won(0)
+            && let Some(strategy) = game.attackers_strategy(&won_anyway)
+            && game.confirms(root, &strategy)
+        {
+            return Found::Falls {
+                strategy,
+                positions: spent,
+            };
+        }
         let most = (confinement.len() / GROWTH_DIVISOR).max(GROWTH_AT_LEAST);
         let steps = game.steps_out_on_the_refutation(&won, &confinement, most);
         tracing::debug!(
-            "fortress of {}: {} placements, {} positions, {} of them the attacker's; {} more placements",
+            "fortress of {}: {} placements, {} positions, {} of them the attacker's \
+             ({} whatever the defender's ways out); {} more placements",
             defender.name(),
             confinement.len(),
             game.positions.len(),
             won.count(),
+            won_anyway.count(),
             steps.len()
         );
         if steps.is_empty() || limits.reached() {
@@ -132,6 +157,8 @@ struct Game<'a> {
     /// Where each position's children start in `children`; one more at the end.
     first_child: Vec<u32>,
     children: Vec<u32>,
+    /// The defender's positions with a quiet turn out of the confinement, left out.
+    leaks: Vec<bool>,
     tables: Option<&'a Tablebase>,
 }
 
@@ -184,6 +211,7 @@ impl<'a> Game<'a> {
             index: HashMap::from([(root.key(), 0)]),
             first_child: Vec::new(),
             children: Vec::new(),
+            leaks: Vec::new(),
             tables,
         };
         let (mut turns, mut replies) = (Vec::new(), Vec::new());
@@ -192,6 +220,7 @@ impl<'a> Game<'a> {
             let position = game.unpack(at);
             at += 1;
             game.first_child.push(game.children.len() as u32);
+            game.leaks.push(false);
             if at % 4096 == 0 && limits.reached() {
                 return None;
             }
@@ -208,6 +237,7 @@ impl<'a> Game<'a> {
                     && mover == defender
                     && !confinement.contains(&child.stones(defender).bits())
                 {
+                    game.leaks[at - 1] = true;
                     continue;
                 }
                 if let Some(holds) = game.settled_at_once(&child, captured, &mut replies) {
@@ -322,8 +352,10 @@ impl<'a> Game<'a> {
     }
 
     /// The attacker's wins, backwards from the settled children, each position's
-    /// defender counting its allowed children not yet won.
-    fn attackers_wins(&self) -> Won {
+    /// defender counting its allowed children not yet won. With `escapes`, a defender's
+    /// quiet turn out of the confinement counts as a child never won: what the attacker
+    /// wins then, it wins in the real game.
+    fn attackers_wins(&self, escapes: bool) -> Won {
         let n = self.positions.len();
         let mut first_parent = vec![0u32; n + 1];
         for &child in &self.children {
@@ -352,7 +384,8 @@ impl<'a> Game<'a> {
         let mut open: Vec<u32> = (0..n)
             .map(|position| {
                 let children = self.children_of(position);
-                children.iter().filter(|&&c| c != ATTACKER_WINS).count() as u32
+                let allowed = children.iter().filter(|&&c| c != ATTACKER_WINS).count() as u32;
+                allowed + u32::from(escapes && self.leaks[position])
             })
             .collect();
         let mut queue: Vec<u32> = Vec::new();
@@ -451,6 +484,111 @@ impl<'a> Game<'a> {
             .collect()
     }
 
+    /// The attacker's winning capture in a position where it must capture and one of its
+    /// captures leads into a table's win for it.
+    fn attackers_winning_capture(
+        &self,
+        position: &Position,
+        turns: &mut Vec<Turn>,
+    ) -> Option<Turn> {
+        turns.clear();
+        self.rules.turn_rules().generate(position, turns);
+        let attacker = self.defender.opposite();
+        turns.iter().copied().find(|&turn| {
+            let child = position.play(turn);
+            turn.is_capture()
+                && self.settled(&child).is_some_and(|outcome| {
+                    Guarantee::Win.kept_by(outcome, child.side_to_move(), attacker)
+                })
+        })
+    }
+
+    /// The attacker's strategy along the refutation of a game whose root it wins: in
+    /// its positions the turn into a settled win, else into its child won first, every
+    /// turn of the defender's followed; where the attacker must capture, a capture that
+    /// the tables give it. Each line goes to positions won ever earlier, so none repeats.
+    /// `None` if a forced capture has no win the tables confirm.
+    fn attackers_strategy(&self, won: &Won) -> Option<Strategy> {
+        let mut reached = HashSet::from([0u32]);
+        let mut stack = vec![0u32];
+        let mut chosen: Vec<(u64, Turn)> = Vec::new();
+        let (mut turns, mut replies) = (Vec::new(), Vec::new());
+        while let Some(at) = stack.pop() {
+            let position = self.unpack(at as usize);
+            turns.clear();
+            self.rules.turn_rules().generate(&position, &mut turns);
+            let stones = position.occupied().count();
+            if self.attacker_to_move(at as usize) {
+                let mut best: Option<(u32, Turn, u32)> = None;
+                for &turn in &turns {
+                    let child = position.play(turn);
+                    let captured = child.occupied().count() < stones;
+                    if self.settled_at_once(&child, captured, &mut replies) == Some(false) {
+                        best = Some((0, turn, ATTACKER_WINS));
+                        break;
+                    }
+                    if let Some(&id) = self.index.get(&child.key())
+                        && won.is_won(id as usize)
+                        && best.is_none_or(|(order, _, _)| won.order[id as usize] + 1 < order)
+                    {
+                        best = Some((won.order[id as usize] + 1, turn, id));
+                    }
+                }
+                let (_, turn, id) = best?;
+                chosen.push((position.key(), turn));
+                if id == ATTACKER_WINS {
+                    let child = position.play(turn);
+                    if child.occupied().count() == stones {
+                        // The defender must capture, into the tables: nothing to choose.
+                        continue;
+                    }
+                } else if reached.insert(id) {
+                    stack.push(id);
+                }
+                continue;
+            }
+            for &turn in &turns {
+                let child = position.play(turn);
+                if child.occupied().count() < stones {
+                    continue; // into the tables
+                }
+                if self.forced_capture(&child, &mut replies).is_some() {
+                    chosen.push((
+                        child.key(),
+                        self.attackers_winning_capture(&child, &mut replies)?,
+                    ));
+                    continue;
+                }
+                let &id = self.index.get(&child.key())?;
+                if reached.insert(id) {
+                    stack.push(id);
+                }
+            }
+        }
+        chosen.sort_unstable_by_key(|&(key, _)| key);
+        chosen.dedup_by_key(|&mut (key, _)| key);
+        Some(Strategy {
+            owner: self.defender.opposite(),
+            guarantee: Guarantee::Win,
+            turns: chosen,
+        })
+    }
+
+    /// Whether `strategy` proves its guarantee from `root`, followed as the proof checker
+    /// follows it, with the game's tables.
+    fn confirms(&self, root: &Position, strategy: &Strategy) -> bool {
+        let turn_of = ByKey(|key| strategy.turn(key));
+        follow(
+            root,
+            &self.rules,
+            self.tables,
+            strategy.owner,
+            strategy.guarantee,
+            turn_of,
+        )
+        .is_ok()
+    }
+
     /// The defender's strategy over the positions it reaches from the root, staying out
     /// of the attacker's wins: where it can, a turn into the tables or into a position
     /// the strategy reaches already, so that the strategy stays small.
@@ -535,11 +673,12 @@ mod tests {
     use crate::tablebase::{Progress, build};
 
     /// Over the 2-stone tables, a 3-stone position's fortress holds only where the
-    /// 3-stone tables say its defender does not lose, and its strategy passes the
-    /// checker; it holds in most of those. On both boards: the game is gathered on the
-    /// root's.
+    /// 3-stone tables say its defender does not lose, falls (the attacker's win proved)
+    /// only where they say it loses, and each strategy passes the checker; it holds in
+    /// most of the first and falls in most of the others. On both boards: the game is
+    /// gathered on the root's.
     #[test]
-    fn a_fortress_holds_only_where_the_defender_does_not_lose() {
+    fn a_fortress_holds_only_where_the_defender_does_not_lose_and_falls_where_it_loses() {
         for rules in [Rules::default(), crate::solve::store::tests::dimy()] {
             fortresses_hold_only_where_the_defender_does_not_lose(rules);
         }
@@ -561,23 +700,40 @@ mod tests {
             stop: &stop,
             deadline: None,
         };
-        let (mut held, mut holds_by_tables) = (0, 0);
+        let (mut held, mut holds_by_tables, mut fell, mut wins_by_tables) = (0, 0, 0, 0);
         for root in random_positions(&rules, &[(2, 1), (1, 2)], 200, 3) {
             for defender in [Color::White, Color::Black] {
                 let truth = all.probe_outcome(&root).unwrap();
                 let holds = Guarantee::NoLoss.kept_by(truth, root.side_to_move(), defender);
                 holds_by_tables += usize::from(holds);
-                let Found::Holds { strategy, .. } =
-                    defence(&root, rules, Some(&leaves), defender, limits)
-                else {
-                    continue;
+                wins_by_tables += usize::from(!holds);
+                let strategy = match defence(&root, rules, Some(&leaves), defender, limits) {
+                    Found::Holds { strategy, .. } => {
+                        assert!(holds, "{root}: {}'s fortress holds a loss", defender.name());
+                        held += 1;
+                        strategy
+                    }
+                    Found::Falls { strategy, .. } => {
+                        assert!(
+                            !holds,
+                            "{root}: {}'s fortress falls in a draw",
+                            defender.name()
+                        );
+                        assert_eq!(strategy.owner, defender.opposite());
+                        fell += 1;
+                        strategy
+                    }
+                    Found::Open { .. } => continue,
                 };
-                assert!(holds, "{root}: {}'s fortress holds a loss", defender.name());
-                held += 1;
+                let verdict = match strategy.guarantee {
+                    Guarantee::NoLoss => Verdict::Unknown,
+                    Guarantee::Win if strategy.owner == root.side_to_move() => Verdict::Win,
+                    Guarantee::Win => Verdict::Loss,
+                };
                 let certificate = Certificate {
                     root,
                     rules,
-                    verdict: Verdict::Unknown,
+                    verdict,
                     table_stones: 2,
                     strategies: vec![strategy],
                 };
@@ -590,10 +746,12 @@ mod tests {
             }
         }
         eprintln!(
-            "{}: {held} fortresses held of {holds_by_tables} defences the tables allow",
+            "{}: {held} fortresses held of {holds_by_tables} defences the tables allow, \
+             {fell} fell of {wins_by_tables} the attacker wins",
             rules.board.name()
         );
         assert!(held * 2 > holds_by_tables, "{held} of {holds_by_tables}");
+        assert!(fell * 2 > wins_by_tables, "{fell} of {wins_by_tables}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -52,7 +52,13 @@ pub fn answer(
         ..budget
     };
     let searched = answer_by_search(root, rules, tables, query, search_budget)?;
-    if searched.proof != Proof::Unknown {
+    // A win proved whose strategy was wanted but not written (the writer follows the
+    // proof table, which may have lost the entries it needs): a fortress that falls
+    // writes one.
+    let unwritten_win = matches!(searched.proof, Proof::Proved(_))
+        && searched.strategy.is_none()
+        && (budget.proof || budget.store.is_some());
+    if searched.proof != Proof::Unknown && !unwritten_win {
         return Ok(searched);
     }
     let defender = query.prover.opposite();
@@ -63,6 +69,17 @@ pub fn answer(
     };
     let found = fortress::defence(root, rules, tables, defender, limits);
     Ok(match found {
+        fortress::Found::Holds { .. } if unwritten_win => {
+            tracing::warn!(
+                "{root}: {}'s win was proved, and {}'s fortress holds: the win is not kept",
+                query.prover.name(),
+                defender.name()
+            );
+            Answer {
+                proof: Proof::Unknown,
+                ..searched
+            }
+        }
         fortress::Found::Holds {
             strategy,
             positions,
@@ -82,6 +99,28 @@ pub fn answer(
                 nodes: searched.nodes + positions,
                 strategy: Some(strategy),
                 numbers: (INFINITE, 0),
+                closed: searched.closed,
+            }
+        }
+        fortress::Found::Falls {
+            strategy,
+            positions,
+        } => {
+            tracing::debug!(
+                "{} wins? proved where {}'s fortress fell: {positions} positions, a strategy of {} turns",
+                query.prover.name(),
+                defender.name(),
+                strategy.turns.len()
+            );
+            Answer {
+                proof: Proof::Proved(
+                    (root.side_to_move() == query.prover)
+                        .then(|| strategy.turn(root.key()))
+                        .flatten(),
+                ),
+                nodes: searched.nodes + positions,
+                strategy: Some(strategy),
+                numbers: (0, INFINITE),
                 closed: searched.closed,
             }
         }

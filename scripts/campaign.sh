@@ -236,6 +236,8 @@ wanted() {
 }
 
 jobs() {
+    # The jobs write their checkpoints and proofs there, wherever they run.
+    mkdir -p "$data"
     local name fen _moves
     while IFS=$'\t' read -r name fen _moves; do
         wanted "$fen" "$(stored_value "$fen")" && job "$name" "$fen"

@@ -331,3 +331,51 @@ fn slurm_datagen_and_tablebase_arrays_run_their_tasks() {
         "{stats}"
     );
 }
+
+/// The campaign's Slurm array: a task runs its line of the jobs that `campaign.sh jobs`
+/// wrote, into the shared store, which then proves the rung; a task past the last line
+/// fails with a message.
+#[test]
+fn slurm_campaign_array_runs_a_rung_into_the_shared_store() {
+    let dir = scratch::fresh_dir("distributed", "slurm-campaign");
+    let tables = dir.join("tables");
+    run(Command::new(VATO)
+        .args(["tablebase", "build", "--stones", "3", "--dir"])
+        .arg(&tables));
+    let rung = "second-d3e3W-c4c3Ad3W";
+    let campaign = |command: &str, extra: &[&str]| {
+        run(Command::new("bash")
+            .arg(script("scripts/campaign.sh"))
+            .arg(command)
+            .arg("--store")
+            .arg(dir.join("store"))
+            .arg("--data")
+            .arg(dir.join("data"))
+            .arg("--tablebase-path")
+            .arg(&tables)
+            .args(["--tablebase-stones", "3"])
+            .args(extra)
+            .arg(rung)
+            .env("VATO", VATO)
+            .env("VATO_TABLEBASES", "")
+            .env("VATO_PROOFS", ""))
+    };
+    let jobs = campaign("jobs", &["--time", "30", "--memory", "64", "--threads", "1"]);
+    assert_eq!(jobs.lines().count(), 1, "{jobs}");
+    let file = dir.join("jobs.txt");
+    std::fs::write(&file, jobs).unwrap();
+    array_task("scripts/slurm/campaign.sbatch", 1, 1, &[], &[&file]);
+    assert!(
+        campaign("status", &[]).starts_with(&format!("{rung}\twin\n")),
+        "the store proves the rung"
+    );
+    assert!(dir.join(format!("data/{rung}.proof")).is_file());
+    let past = Command::new("sh")
+        .arg(script("scripts/slurm/campaign.sbatch"))
+        .arg(&file)
+        .env("SLURM_ARRAY_TASK_ID", "2")
+        .output()
+        .unwrap();
+    assert!(!past.status.success());
+    assert!(String::from_utf8_lossy(&past.stderr).contains("has no line 2"));
+}

@@ -360,7 +360,10 @@ fn slurm_campaign_array_runs_a_rung_into_the_shared_store() {
             .env("VATO_TABLEBASES", "")
             .env("VATO_PROOFS", ""))
     };
-    let jobs = campaign("jobs", &["--time", "30", "--memory", "64", "--threads", "1"]);
+    let jobs = campaign(
+        "jobs",
+        &["--time", "30", "--memory", "64", "--threads", "1"],
+    );
     assert_eq!(jobs.lines().count(), 1, "{jobs}");
     let file = dir.join("jobs.txt");
     std::fs::write(&file, jobs).unwrap();

@@ -203,11 +203,23 @@ pub struct Solved {
 
 impl Solved {
     /// How far the numbers of the open questions got: `white wins? proof 91 disproof 93`
-    /// for each, `; `-separated; empty when none was left open.
+    /// for each, `; `-separated; empty when none was left open. A disproof that no defence
+    /// confirmed within the limits says so instead of showing an infinite number.
     pub fn open_numbers(&self) -> String {
         self.open
             .iter()
-            .map(|(prover, pn, dn)| format!("{} wins? proof {pn} disproof {dn}", prover.name()))
+            .map(|&(prover, pn, dn)| {
+                let question = format!("{} wins?", prover.name());
+                if dn == 0 {
+                    // Df-pn's disproof may rest on a repetition of one line (the
+                    // graph-history interaction): only a defence written down shows it.
+                    format!(
+                        "{question} disproof not confirmed (no defence written within the limits)"
+                    )
+                } else {
+                    format!("{question} proof {pn} disproof {dn}")
+                }
+            })
             .collect::<Vec<_>>()
             .join("; ")
     }
@@ -808,6 +820,27 @@ impl<'a> Search<'a> {
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicBool;
+
+    /// An open question shows its numbers; one that df-pn disproved but no defence
+    /// confirmed says so in words, not with an infinite number.
+    #[test]
+    fn open_questions_say_how_far_they_got_in_words_a_reader_can_take() {
+        let solved = Solved {
+            verdict: Verdict::Unknown,
+            best: None,
+            nodes: 0,
+            elapsed: Duration::ZERO,
+            strategies: Vec::new(),
+            open: vec![(Color::White, 91, 93), (Color::Black, INFINITE, 0)],
+            learned: Vec::new(),
+            closed: Vec::new(),
+        };
+        assert_eq!(
+            solved.open_numbers(),
+            "white wins? proof 91 disproof 93; black wins? disproof not confirmed \
+             (no defence written within the limits)"
+        );
+    }
 
     /// A save with nothing searched since the table matched its file writes nothing; a
     /// save after more nodes writes the table again, and so does a search read back.

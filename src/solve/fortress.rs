@@ -503,27 +503,62 @@ impl<'a> Game<'a> {
         })
     }
 
+    /// A strategy of `owner` walked from the root: `step` is told of each position it
+    /// reaches (its index, the position and its turns), records the owner's turns and
+    /// the positions to walk next in `walk`, and returns `None` to give up.
+    fn walk(
+        &self,
+        owner: Color,
+        guarantee: Guarantee,
+        mut step: impl FnMut(usize, &Position, &[Turn], &mut Walk) -> Option<()>,
+    ) -> Option<Strategy> {
+        let mut walk = Walk {
+            chosen: Vec::new(),
+            next: Vec::new(),
+            reached: HashSet::from([0u32]),
+            replies: Vec::new(),
+        };
+        let mut stack = vec![0u32];
+        let mut turns = Vec::new();
+        while let Some(at) = stack.pop() {
+            let position = self.unpack(at as usize);
+            // The children are matched again by the position each turn leads to: those
+            // the game settled at once are not in it, and the defender's turns leaving
+            // the confinement were left out.
+            turns.clear();
+            self.rules.turn_rules().generate(&position, &mut turns);
+            step(at as usize, &position, &turns, &mut walk)?;
+            for id in std::mem::take(&mut walk.next) {
+                if walk.reached.insert(id) {
+                    stack.push(id);
+                }
+            }
+        }
+        walk.chosen.sort_unstable_by_key(|&(key, _)| key);
+        walk.chosen.dedup_by_key(|&mut (key, _)| key);
+        Some(Strategy {
+            owner,
+            guarantee,
+            turns: walk.chosen,
+        })
+    }
+
     /// The attacker's strategy along the refutation of a game whose root it wins: in
     /// its positions the turn into a settled win, else into its child won first, every
     /// turn of the defender's followed; where the attacker must capture, a capture that
     /// the tables give it. Each line goes to positions won ever earlier, so none repeats.
     /// `None` if a forced capture has no win the tables confirm.
     fn attackers_strategy(&self, won: &Won) -> Option<Strategy> {
-        let mut reached = HashSet::from([0u32]);
-        let mut stack = vec![0u32];
-        let mut chosen: Vec<(u64, Turn)> = Vec::new();
-        let (mut turns, mut replies) = (Vec::new(), Vec::new());
-        while let Some(at) = stack.pop() {
-            let position = self.unpack(at as usize);
-            turns.clear();
-            self.rules.turn_rules().generate(&position, &mut turns);
+        let attacker = self.defender.opposite();
+        self.walk(attacker, Guarantee::Win, |at, position, turns, walk| {
             let stones = position.occupied().count();
-            if self.attacker_to_move(at as usize) {
+            if self.attacker_to_move(at) {
                 let mut best: Option<(u32, Turn, u32)> = None;
-                for &turn in &turns {
+                for &turn in turns {
                     let child = position.play(turn);
                     let captured = child.occupied().count() < stones;
-                    if self.settled_at_once(&child, captured, &mut replies) == Some(false) {
+                    if self.settled_at_once(&child, captured, &mut walk.replies) == Some(false) {
+                        // Into the tables, or the defender must capture into them.
                         best = Some((0, turn, ATTACKER_WINS));
                         break;
                     }
@@ -535,42 +570,25 @@ impl<'a> Game<'a> {
                     }
                 }
                 let (_, turn, id) = best?;
-                chosen.push((position.key(), turn));
-                if id == ATTACKER_WINS {
-                    let child = position.play(turn);
-                    if child.occupied().count() == stones {
-                        // The defender must capture, into the tables: nothing to choose.
-                        continue;
-                    }
-                } else if reached.insert(id) {
-                    stack.push(id);
+                walk.chosen.push((position.key(), turn));
+                if id != ATTACKER_WINS {
+                    walk.next.push(id);
                 }
-                continue;
+                return Some(());
             }
-            for &turn in &turns {
+            for &turn in turns {
                 let child = position.play(turn);
                 if child.occupied().count() < stones {
                     continue; // into the tables
                 }
-                if self.forced_capture(&child, &mut replies).is_some() {
-                    chosen.push((
-                        child.key(),
-                        self.attackers_winning_capture(&child, &mut replies)?,
-                    ));
+                if self.forced_capture(&child, &mut walk.replies).is_some() {
+                    let capture = self.attackers_winning_capture(&child, &mut walk.replies)?;
+                    walk.chosen.push((child.key(), capture));
                     continue;
                 }
-                let &id = self.index.get(&child.key())?;
-                if reached.insert(id) {
-                    stack.push(id);
-                }
+                walk.next.push(*self.index.get(&child.key())?);
             }
-        }
-        chosen.sort_unstable_by_key(|&(key, _)| key);
-        chosen.dedup_by_key(|&mut (key, _)| key);
-        Some(Strategy {
-            owner: self.defender.opposite(),
-            guarantee: Guarantee::Win,
-            turns: chosen,
+            Some(())
         })
     }
 
@@ -593,74 +611,75 @@ impl<'a> Game<'a> {
     /// of the attacker's wins: where it can, a turn into the tables or into a position
     /// the strategy reaches already, so that the strategy stays small.
     fn strategy(&self, won: &Won) -> Strategy {
-        let mut reached = HashSet::from([0u32]);
-        let mut stack = vec![0u32];
-        let mut chosen: Vec<(u64, Turn)> = Vec::new();
-        let (mut turns, mut replies) = (Vec::new(), Vec::new());
-        while let Some(at) = stack.pop() {
-            let position = self.unpack(at as usize);
-            // The children are matched again by the position each turn leads to: those
-            // the game settled at once are not in it, and the defender's turns leaving
-            // the confinement were left out.
-            turns.clear();
-            self.rules.turn_rules().generate(&position, &mut turns);
-            let stones = position.occupied().count();
-            if self.attacker_to_move(at as usize) {
-                for &turn in &turns {
+        let strategy = self.walk(
+            self.defender,
+            Guarantee::NoLoss,
+            |at, position, turns, walk| {
+                let stones = position.occupied().count();
+                if self.attacker_to_move(at) {
+                    for &turn in turns {
+                        let child = position.play(turn);
+                        if child.occupied().count() < stones {
+                            continue;
+                        }
+                        if let Some((_, capture)) = self.forced_capture(&child, &mut walk.replies) {
+                            // The defender to move must capture: its capture that holds.
+                            if let Some(capture) = capture {
+                                walk.chosen.push((child.key(), capture));
+                            }
+                            continue;
+                        }
+                        if let Some(&id) = self.index.get(&child.key()) {
+                            walk.next.push(id);
+                        }
+                    }
+                    return Some(());
+                }
+                let mut best: Option<(u8, Turn, u32)> = None;
+                for &turn in turns {
                     let child = position.play(turn);
-                    if child.occupied().count() < stones {
-                        continue;
-                    }
-                    if let Some((_, capture)) = self.forced_capture(&child, &mut replies) {
-                        // The defender to move must capture: its capture that holds.
-                        if let Some(capture) = capture {
-                            chosen.push((child.key(), capture));
-                        }
-                        continue;
-                    }
-                    if let Some(&id) = self.index.get(&child.key())
-                        && reached.insert(id)
+                    let captured = child.occupied().count() < stones;
+                    let (rank, id) = match self.settled_at_once(&child, captured, &mut walk.replies)
                     {
-                        stack.push(id);
-                    }
-                }
-                continue;
-            }
-            let mut best: Option<(u8, Turn, u32)> = None;
-            for &turn in &turns {
-                let child = position.play(turn);
-                let captured = child.occupied().count() < stones;
-                let (rank, id) = match self.settled_at_once(&child, captured, &mut replies) {
-                    Some(true) => (0, DEFENDER_HOLDS),
-                    Some(false) => continue,
-                    None => {
-                        let Some(&id) = self.index.get(&child.key()) else {
-                            continue;
-                        };
-                        if won.is_won(id as usize) {
-                            continue;
+                        Some(true) => (0, DEFENDER_HOLDS),
+                        Some(false) => continue,
+                        None => {
+                            let Some(&id) = self.index.get(&child.key()) else {
+                                continue;
+                            };
+                            if won.is_won(id as usize) {
+                                continue;
+                            }
+                            (if walk.reached.contains(&id) { 1 } else { 2 }, id)
                         }
-                        (if reached.contains(&id) { 1 } else { 2 }, id)
+                    };
+                    if best.is_none_or(|(r, _, _)| rank < r) {
+                        best = Some((rank, turn, id));
                     }
-                };
-                if best.is_none_or(|(r, _, _)| rank < r) {
-                    best = Some((rank, turn, id));
                 }
-            }
-            let (_, turn, id) = best.expect("a position the defender holds has a turn that holds");
-            chosen.push((position.key(), turn));
-            if id < DEFENDER_HOLDS && reached.insert(id) {
-                stack.push(id);
-            }
-        }
-        chosen.sort_unstable_by_key(|&(key, _)| key);
-        chosen.dedup_by_key(|&mut (key, _)| key);
-        Strategy {
-            owner: self.defender,
-            guarantee: Guarantee::NoLoss,
-            turns: chosen,
-        }
+                let (_, turn, id) =
+                    best.expect("a position the defender holds has a turn that holds");
+                walk.chosen.push((position.key(), turn));
+                if id < DEFENDER_HOLDS {
+                    walk.next.push(id);
+                }
+                Some(())
+            },
+        );
+        strategy.expect("the defender's walk never gives up")
     }
+}
+
+/// What a strategy's walk has gathered so far (see [`Game::walk`]).
+struct Walk {
+    /// The owner's turns chosen, by position key.
+    chosen: Vec<(u64, Turn)>,
+    /// The positions of the game to walk next, from the one just seen.
+    next: Vec<u32>,
+    /// The positions of the game reached so far.
+    reached: HashSet<u32>,
+    /// Room for the turns of a child.
+    replies: Vec<Turn>,
 }
 
 #[cfg(test)]

@@ -45,7 +45,7 @@ const REPORT_EVERY: Duration = Duration::from_secs(60);
 /// does not settle is lost. Less is not cheaper: on the ladder's `line-4`, 1,000 left
 /// more positions unknown to the table, so twenty times as many were searched and the
 /// defence grew by a tenth (docs/experiments.md).
-const FRESH_SEARCH_NODES: u64 = 10_000;
+pub(super) const FRESH_SEARCH_NODES: u64 = 10_000;
 
 /// What the allocator adds to each ranking's boxed candidates, about.
 const BOX_OVERHEAD_BYTES: usize = 16;

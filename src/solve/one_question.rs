@@ -52,12 +52,12 @@ pub fn answer(
         ..budget
     };
     let searched = answer_by_search(root, rules, tables, query, search_budget)?;
-    // A win proved whose strategy was wanted but not written (the writer follows the
-    // proof table, which may have lost the entries it needs): a fortress that falls
-    // writes one.
-    let unwritten_win = matches!(searched.proof, Proof::Proved(_))
-        && searched.strategy.is_none()
-        && (budget.proof || budget.store.is_some());
+    // A win proved whose strategy a proof asked for but was not written (the writer
+    // follows the proof table, which may have lost the entries it needs): a fortress that
+    // falls writes one. (Without a proof asked for, a win the store answers has no
+    // strategy, and needs none.)
+    let unwritten_win =
+        matches!(searched.proof, Proof::Proved(_)) && searched.strategy.is_none() && budget.proof;
     if searched.proof != Proof::Unknown && !unwritten_win {
         return Ok(searched);
     }

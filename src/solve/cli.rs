@@ -626,11 +626,7 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
     let positions = random_positions(&rules, &drawn, count, args.seed);
     // The lines and the count solved come from the solver's thread as they are found; the
     // count goes to standard error as a bar (a plain line now and then off a terminal).
-    enum News {
-        Line(String),
-        Solved(usize),
-    }
-    let (heard, said) = std::sync::mpsc::channel::<News>();
+    let (heard, said) = std::sync::mpsc::channel::<Heard>();
     let mut progress = JobProgress::new(
         "sample",
         positions.len() as u64,
@@ -642,20 +638,17 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
         let worker = scope.spawn(move || {
             on_own_stack(|| {
                 agreement(positions, rules, Some(leaves), truth, budget, &mut |news| {
-                    let _ = heard.send(match news {
-                        Heard::Line(line) => News::Line(line.to_string()),
-                        Heard::Solved(count) => News::Solved(count),
-                    });
+                    let _ = heard.send(news);
                 })
             })
         });
         for news in said {
             match news {
-                News::Line(line) => progress.suspend(|| {
+                Heard::Line(line) => progress.suspend(|| {
                     let _ = writeln!(out, "{line}");
                     let _ = out.flush();
                 }),
-                News::Solved(solved) => progress.set(solved as u64),
+                Heard::Solved(solved) => progress.set(solved as u64),
             }
         }
         worker

@@ -107,7 +107,8 @@ pub(super) fn defence(
             };
         };
         spent += game.positions.len() as u64;
-        let won = game.attackers_wins(false);
+        let parents = game.parents();
+        let won = game.attackers_wins(&parents, false);
         if !won.is_won(0) {
             return Found::Holds {
                 strategy: game.strategy(&won),
@@ -117,7 +118,8 @@ pub(super) fn defence(
         // The attacker may win already where the defender's every way out counts for
         // it: a win in the real game, kept once the checker's walk confirms it (a
         // capture into a position no table holds was counted for the attacker).
-        let won_anyway = game.attackers_wins(true);
+        let won_anyway = game.attackers_wins(&parents, true);
+        drop(parents);
         if won_anyway.is_won(0)
             && let Some(strategy) = game.attackers_strategy(&won_anyway)
             && game.confirms(root, &strategy)
@@ -174,6 +176,19 @@ fn pack(position: &Position) -> [u64; 2] {
         position.stones(Color::White).bits() | side,
         position.stones(Color::Black).bits(),
     ]
+}
+
+/// The positions before each position of a game, in one array: those of position `p`
+/// are `all[first[p]..first[p + 1]]`.
+struct Parents {
+    first: Vec<u32>,
+    all: Vec<u32>,
+}
+
+impl Parents {
+    fn of(&self, position: usize) -> &[u32] {
+        &self.all[self.first[position] as usize..self.first[position + 1] as usize]
+    }
 }
 
 /// The attacker's wins in a game: a mark and, for the refutation, the order of each.
@@ -351,11 +366,8 @@ impl<'a> Game<'a> {
         black_to_move == (self.defender == Color::White)
     }
 
-    /// The attacker's wins, backwards from the settled children, each position's
-    /// defender counting its allowed children not yet won. With `escapes`, a defender's
-    /// quiet turn out of the confinement counts as a child never won: what the attacker
-    /// wins then, it wins in the real game.
-    fn attackers_wins(&self, escapes: bool) -> Won {
+    /// The positions before each position of the game, for solving it backwards.
+    fn parents(&self) -> Parents {
         let n = self.positions.len();
         let mut first_parent = vec![0u32; n + 1];
         for &child in &self.children {
@@ -376,7 +388,18 @@ impl<'a> Game<'a> {
                 }
             }
         }
-        drop(fill);
+        Parents {
+            first: first_parent,
+            all: parents,
+        }
+    }
+
+    /// The attacker's wins, backwards from the settled children, each position's
+    /// defender counting its allowed children not yet won. With `escapes`, a defender's
+    /// quiet turn out of the confinement counts as a child never won: what the attacker
+    /// wins then, it wins in the real game.
+    fn attackers_wins(&self, parents: &Parents, escapes: bool) -> Won {
+        let n = self.positions.len();
         let mut won = Won {
             order: vec![Won::NOT_WON; n],
         };
@@ -404,8 +427,7 @@ impl<'a> Game<'a> {
         while head < queue.len() {
             let child = queue[head] as usize;
             head += 1;
-            for &parent in &parents[first_parent[child] as usize..first_parent[child + 1] as usize]
-            {
+            for &parent in parents.of(child) {
                 let parent = parent as usize;
                 if won.is_won(parent) {
                     continue;
@@ -581,7 +603,8 @@ impl<'a> Game<'a> {
                 if child.occupied().count() < stones {
                     continue; // into the tables
                 }
-                if self.forced_capture(&child, &mut walk.replies).is_some() {
+                if has_capture(&child) {
+                    // The attacker must capture.
                     let capture = self.attackers_winning_capture(&child, &mut walk.replies)?;
                     walk.chosen.push((child.key(), capture));
                     continue;

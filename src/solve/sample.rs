@@ -63,10 +63,10 @@ pub fn random_positions(
 }
 
 /// What a sample says as it goes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Heard<'a> {
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Heard {
     /// A position that does not agree, or is left undecided: one line on it.
-    Line(&'a str),
+    Line(String),
     /// The count of positions solved so far.
     Solved(usize),
 }
@@ -80,7 +80,7 @@ pub fn agreement(
     leaves: Option<&Tablebase>,
     truth: &Tablebase,
     budget: Budget<'_>,
-    report: &mut dyn FnMut(Heard<'_>),
+    report: &mut dyn FnMut(Heard),
 ) -> Result<Agreement> {
     let mut found = Agreement::default();
     let table_stones = leaves.map_or(0, |t| t.max_stones()) as u8;
@@ -101,7 +101,7 @@ pub fn agreement(
             Err(e) => {
                 found.positions += 1;
                 found.undecided += 1;
-                report(Heard::Line(&format!("unconfirmed {position}: {e:#}")));
+                report(Heard::Line(format!("unconfirmed {position}: {e:#}")));
                 continue;
             }
         };
@@ -113,7 +113,7 @@ pub fn agreement(
         let expected = Verdict::from(outcome);
         if solved.verdict == Verdict::Unknown || solved.strategies.is_empty() {
             found.undecided += 1;
-            report(Heard::Line(&format!(
+            report(Heard::Line(format!(
                 "undecided {position} (tables: {expected}) nodes {} time {:.3}",
                 solved.nodes,
                 started.elapsed().as_secs_f64()
@@ -139,8 +139,8 @@ pub fn agreement(
                 "disagree {position}: solved {}, tables {expected}{why}",
                 solved.verdict
             );
-            report(Heard::Line(&line));
-            found.disagree.push(line);
+            found.disagree.push(line.clone());
+            report(Heard::Line(line));
         }
     }
     report(Heard::Solved(found.positions));

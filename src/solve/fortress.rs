@@ -10,9 +10,12 @@
 //! is gathered (the attacker's placements times the confinement, at most), captures end
 //! in the tables, and the attacker's wins are found backwards, as a table is built (a
 //! position of the attacker is won when one of its children is, one of the defender's
-//! when all of its allowed children are). Whatever is not won is held by the defender:
-//! confining it only took turns away from it, so the strategy that stays outside the
-//! attacker's wins holds in the real game too (and is checked like any other).
+//! when all of its allowed children are; a position with a child settled at once for its
+//! mover, such as a turn that forces the other side into a losing capture, is decided
+//! there, and its other children are not gathered). Whatever is not won is held by the
+//! defender: confining it only took turns away from it, so the strategy that stays
+//! outside the attacker's wins holds in the real game too (and is checked like any
+//! other).
 //!
 //! The confinement starts with the root's placement and grows where the attacker's
 //! refutation needs it to: the defender's steps out of the confinement at its positions
@@ -229,7 +232,7 @@ impl<'a> Game<'a> {
             leaks: Vec::new(),
             tables,
         };
-        let (mut turns, mut replies) = (Vec::new(), Vec::new());
+        let (mut turns, mut replies, mut to_gather) = (Vec::new(), Vec::new(), Vec::new());
         let mut at = 0;
         while at < game.positions.len() {
             let position = game.unpack(at);
@@ -245,6 +248,10 @@ impl<'a> Game<'a> {
             let mover = position.side_to_move();
             turns.clear();
             rules.turn_rules().generate(&position, &mut turns);
+            // The children to gather; a child settled at once for the mover decides the
+            // position, and then the others are not needed.
+            let mut decided = None;
+            to_gather.clear();
             for &turn in &turns {
                 let child = position.play(turn);
                 let captured = child.occupied().count() < stones;
@@ -255,15 +262,29 @@ impl<'a> Game<'a> {
                     game.leaks[at - 1] = true;
                     continue;
                 }
-                if let Some(holds) = game.settled_at_once(&child, captured, &mut replies) {
-                    game.children
-                        .push(if holds { DEFENDER_HOLDS } else { ATTACKER_WINS });
-                    continue;
+                match game.settled_at_once(&child, captured, &mut replies) {
+                    Some(holds) if holds == (mover == defender) => {
+                        decided = Some(if holds { DEFENDER_HOLDS } else { ATTACKER_WINS });
+                        break;
+                    }
+                    Some(holds) => {
+                        game.children
+                            .push(if holds { DEFENDER_HOLDS } else { ATTACKER_WINS })
+                    }
+                    None => to_gather.push(child),
                 }
+            }
+            if let Some(decided) = decided {
+                let first = game.first_child[at - 1] as usize;
+                game.children.truncate(first);
+                game.children.push(decided);
+                continue;
+            }
+            for child in &to_gather {
                 let next = game.positions.len() as u32;
                 let id = *game.index.entry(child.key()).or_insert(next);
                 if id == next {
-                    game.positions.push(pack(&child));
+                    game.positions.push(pack(child));
                 }
                 game.children.push(id);
             }

@@ -14,7 +14,7 @@ use super::strategy::{ClosedDefence, Guarantee, Strategy};
 use super::table::{FINITE_MAX, INFINITE, ProofTable};
 use super::verdict::Verdict;
 use crate::rules::Rules;
-use crate::rules::movegen::{TurnCounting, count_turns, has_legal_turn};
+use crate::rules::movegen::has_legal_turn;
 use crate::rules::notation::spell_turn;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
@@ -266,8 +266,6 @@ pub(super) struct Search<'a> {
     strategy_checkpoint: Option<Checkpoint<'a>>,
     /// What was finished of a defence the writer left unfinished, for the store.
     pub(super) closed: Option<ClosedDefence>,
-    /// Scratch memory for counting a child's turns.
-    counting: TurnCounting,
 }
 
 /// A child of an expanded node: its position and, when it is decided without search
@@ -275,9 +273,6 @@ pub(super) struct Search<'a> {
 struct Child {
     position: Position,
     fixed: Option<(u32, u32)>,
-    /// Its numbers before it is searched (df-pn+): one for its mover, who needs one turn
-    /// that works, and its turns for the other side, who must answer every one.
-    initial: (u32, u32),
     /// When `fixed` rests on a repetition: the place on the path of the earliest position
     /// repeated ([`INDEPENDENT`] otherwise).
     low: usize,
@@ -286,9 +281,6 @@ struct Child {
 /// What the win writer keeps for each position it gathers, about: the position, its
 /// turns and children, and the links back to it.
 pub(super) const WIN_WRITER_BYTES_PER_POSITION: usize = 512;
-
-/// The largest initial number a child's turns give it.
-const MOBILITY_MAX: u32 = 64;
 
 /// The `low` of a value that rests on no repetition of the path above it.
 const INDEPENDENT: usize = usize::MAX;
@@ -469,18 +461,11 @@ impl Search<'_> {
         Some((numbers, low))
     }
 
-    /// The numbers of a position not searched yet: its mover needs one turn that works,
-    /// the other side must refute them all, so a side with few turns is near its loss.
-    fn initial_numbers(&mut self, position: &Position) -> (u32, u32) {
-        let turns = count_turns(position, self.rules.chain_rule, &mut self.counting);
-        (1, (turns as u32).clamp(1, MOBILITY_MAX))
-    }
-
     fn numbers(&self, child: &Child) -> (u32, u32) {
         child
             .fixed
             .or_else(|| self.table.get(child.position.key()))
-            .unwrap_or(child.initial)
+            .unwrap_or((1, 1))
     }
 
     pub(super) fn out_of_budget(&mut self) -> bool {
@@ -529,7 +514,6 @@ impl Search<'_> {
             .map(|turn| Child {
                 position: position.play(turn),
                 fixed: None,
-                initial: (1, 1),
                 low: INDEPENDENT,
             })
             .collect();
@@ -542,8 +526,6 @@ impl Search<'_> {
             if let Some((numbers, low)) = self.leaf_and_low(&child.position) {
                 child.fixed = Some(numbers);
                 child.low = low;
-            } else {
-                child.initial = self.initial_numbers(&child.position);
             }
         }
         let (mut phi, mut delta);
@@ -765,7 +747,6 @@ impl<'a> Search<'a> {
             pause_at: u64::MAX,
             strategy_checkpoint: None,
             closed: None,
-            counting: TurnCounting::default(),
         })
     }
 
@@ -859,35 +840,6 @@ mod tests {
             "white wins? proof 91 disproof 93; black wins? disproof not confirmed \
              (no defence written within the limits)"
         );
-    }
-
-    /// A position not searched yet gets one for its mover and the number of its turns
-    /// for the other side, so that a side with few turns looks near its loss; a side
-    /// with very many is held to `MOBILITY_MAX`.
-    #[test]
-    fn a_new_position_is_numbered_by_its_turns() {
-        let stop = AtomicBool::new(false);
-        let rules = Rules::default();
-        let root: Position = "9/B7B/9/6W1W/9 w 0 1".parse().unwrap();
-        let query = Query {
-            prover: Color::White,
-        };
-        let mut search =
-            Search::new(&root, rules, None, query, Budget::until(&stop), false).unwrap();
-        for fen in [
-            "9/B7B/9/6W1W/9 w 0 1",
-            "9/B7B/9/6W1W/9 b 0 1",
-            "B8/9/9/9/8W b 0 1",
-        ] {
-            let position: Position = fen.parse().unwrap();
-            let turns = rules.turn_rules().legal_turns(&position).len() as u32;
-            assert!(turns < MOBILITY_MAX, "{fen}");
-            assert_eq!(search.initial_numbers(&position), (1, turns), "{fen}");
-        }
-        // Nine stones on points of eight lines, none in another's way: 66 steps.
-        let spread: Position = "9/1W1W1W1W1/9/1W1W1W1W1/W8 w 0 1".parse().unwrap();
-        assert!(rules.turn_rules().legal_turns(&spread).len() as u32 > MOBILITY_MAX);
-        assert_eq!(search.initial_numbers(&spread), (1, MOBILITY_MAX));
     }
 
     /// A save with nothing searched since the table matched its file writes nothing; a

@@ -761,10 +761,7 @@ impl Search<'_> {
     /// from an empty path: the extraction's lines are not the search's.
     fn goal_reached(&mut self, position: &Position, fresh: bool) -> Option<bool> {
         let numbers = if fresh {
-            let line = std::mem::take(&mut self.path);
-            let numbers = self.probe(position, FRESH_SEARCH_NODES);
-            self.path = line;
-            numbers
+            self.probe(position, FRESH_SEARCH_NODES)
         } else {
             self.table.get(position.key())?
         };

@@ -751,12 +751,14 @@ impl<'a> Search<'a> {
     }
 
     /// Searches `position` afresh (an empty line above it) for at most `nodes` nodes, or
-    /// until it is decided; its `(phi, delta)`. What it finds stays in the table.
+    /// until it is decided; its `(phi, delta)`. What it finds stays in the table. The
+    /// current line (a writer's, which is not the search's) is set aside and put back.
     pub(super) fn probe(&mut self, position: &Position, nodes: u64) -> (u32, u32) {
-        self.path.clear();
+        let line = std::mem::take(&mut self.path);
         self.pause_at = self.nodes.saturating_add(nodes);
         let (phi, delta, _) = self.expand(position, INFINITE, INFINITE);
         self.pause_at = u64::MAX;
+        self.path = line;
         (phi, delta)
     }
 

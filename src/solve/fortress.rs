@@ -262,17 +262,16 @@ impl<'a> Game<'a> {
                     game.leaks[at - 1] = true;
                     continue;
                 }
-                match game.settled_at_once(&child, captured, &mut replies) {
-                    Some(holds) if holds == (mover == defender) => {
-                        decided = Some(if holds { DEFENDER_HOLDS } else { ATTACKER_WINS });
-                        break;
-                    }
-                    Some(holds) => {
-                        game.children
-                            .push(if holds { DEFENDER_HOLDS } else { ATTACKER_WINS })
-                    }
-                    None => to_gather.push(child),
+                let Some(holds) = game.settled_at_once(&child, captured, &mut replies) else {
+                    to_gather.push(child);
+                    continue;
+                };
+                let settled = if holds { DEFENDER_HOLDS } else { ATTACKER_WINS };
+                if holds == (mover == defender) {
+                    decided = Some(settled);
+                    break;
                 }
+                game.children.push(settled);
             }
             if let Some(decided) = decided {
                 let first = game.first_child[at - 1] as usize;

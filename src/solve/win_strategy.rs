@@ -331,9 +331,7 @@ impl Search<'_> {
             // the proof (or never had them). A fresh search proves the position again,
             // or shows that it is not won, before the writer opens turns blindly.
             if ranked.iter().all(|&(rank, _)| rank >= UNKNOWN_RANK) {
-                let line = std::mem::take(&mut self.path);
                 let (_, delta) = self.probe(&position, FRESH_SEARCH_NODES);
-                self.path = line;
                 if delta == 0 {
                     attractor.give_up(key);
                     return;

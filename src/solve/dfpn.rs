@@ -273,17 +273,26 @@ pub(super) struct Search<'a> {
 struct Child {
     position: Position,
     fixed: Option<(u32, u32)>,
-    /// When `fixed` rests on a repetition: the place on the path of the earliest position
-    /// repeated ([`INDEPENDENT`] otherwise).
-    low: usize,
+    /// When `fixed` rests on a repetition: its [`Low`] ([`INDEPENDENT`] otherwise).
+    low: Low,
 }
 
 /// What the win writer keeps for each position it gathers, about: the position, its
 /// turns and children, and the links back to it.
 pub(super) const WIN_WRITER_BYTES_PER_POSITION: usize = 512;
 
-/// The `low` of a value that rests on no repetition of the path above it.
-const INDEPENDENT: usize = usize::MAX;
+/// What a decided value rests on: one more than the place on the path of the earliest
+/// position whose repetition it rests on (1 for the search's root), [`ON_SOME_LINE`] or
+/// [`INDEPENDENT`].
+type Low = usize;
+
+/// The low of a value that rests on no repetition of the path above it.
+const INDEPENDENT: Low = usize::MAX;
+
+/// The low of a value read from the table that rested on a repetition of the line it
+/// was found on, which may not be this one: it holds on no line for sure, the root's
+/// included.
+const ON_SOME_LINE: Low = 0;
 
 impl Search<'_> {
     /// `(phi, delta)` of a node whose side to move reaches its goal (`true`) or fails.
@@ -405,13 +414,13 @@ impl Search<'_> {
         self.leaf_and_low(position).map(|(numbers, _)| numbers)
     }
 
-    /// [`Search::leaf`], and where on the path the position it repeats is (the whole path
-    /// for the longest line; [`INDEPENDENT`] when it repeats none).
-    fn leaf_and_low(&self, position: &Position) -> Option<((u32, u32), usize)> {
+    /// [`Search::leaf`], and its [`Low`] (the whole path for the longest line).
+    fn leaf_and_low(&self, position: &Position) -> Option<((u32, u32), Low)> {
         let mover_is_prover = position.side_to_move() == self.prover;
         let repeated = || {
             let at = self.path.iter().position(|&key| key == position.key());
             at.or((self.path.len() >= MAX_PATH).then_some(0))
+                .map(|at| at + 1)
         };
         // A stored result holds whatever the path, so it comes before a repetition.
         let stored = || {
@@ -461,6 +470,15 @@ impl Search<'_> {
         Some((numbers, low))
     }
 
+    /// The [`Low`] of `child`'s value.
+    fn low(&self, child: &Child) -> Low {
+        match child.fixed {
+            Some(_) => child.low,
+            None if self.table.rests_on_path(child.position.key()) => ON_SOME_LINE,
+            None => INDEPENDENT,
+        }
+    }
+
     fn numbers(&self, child: &Child) -> (u32, u32) {
         child
             .fixed
@@ -495,14 +513,14 @@ impl Search<'_> {
     ///
     /// A decided value that rests on a repetition of a position above this one on the
     /// path holds only while that position is on the path: it is kept by the caller, not
-    /// stored (the simple remedy for the graph-history interaction). The third number is
-    /// the place on the path of that position, [`INDEPENDENT`] if there is none.
+    /// stored (the simple remedy for the graph-history interaction), unless the search
+    /// stores such values too, marked. The third number is the value's [`Low`].
     pub(super) fn expand(
         &mut self,
         position: &Position,
         limit_phi: u32,
         limit_delta: u32,
-    ) -> (u32, u32, usize) {
+    ) -> (u32, u32, Low) {
         self.nodes += 1;
         let start_nodes = self.nodes;
         let depth = self.path.len();
@@ -597,18 +615,28 @@ impl Search<'_> {
             children
                 .iter()
                 .filter(|c| self.numbers(c).1 == 0)
-                .map(|c| c.low)
+                .map(|c| self.low(c))
                 .max()
                 .unwrap_or(INDEPENDENT)
         } else if delta == 0 {
-            children.iter().map(|c| c.low).min().unwrap_or(INDEPENDENT)
+            children
+                .iter()
+                .map(|c| self.low(c))
+                .min()
+                .unwrap_or(INDEPENDENT)
         } else {
             INDEPENDENT
         };
-        let low = if low >= depth { INDEPENDENT } else { low };
-        if !self.aborted && (low == INDEPENDENT || self.store_dependent) {
-            self.table
-                .put(position.key(), phi, delta, self.nodes - start_nodes + 1);
+        // A repetition of this position or one below it holds on any line above.
+        let low = if low > depth { INDEPENDENT } else { low };
+        let work = self.nodes - start_nodes + 1;
+        if !self.aborted {
+            if low == INDEPENDENT {
+                self.table.put(position.key(), phi, delta, work);
+            } else if self.store_dependent {
+                self.table
+                    .put_resting_on_path(position.key(), phi, delta, work);
+            }
         }
         (phi, delta, low)
     }
@@ -887,5 +915,98 @@ mod tests {
         resumed.save(checkpoint);
         assert_ne!(std::fs::read(&path).unwrap(), b"left alone");
         std::fs::remove_dir_all(dir).unwrap();
+    }
+}
+
+#[cfg(test)]
+mod marks {
+    use super::*;
+    use crate::solve::sample::random_positions;
+    use crate::tablebase::{Progress, build};
+    use std::collections::{HashMap, HashSet};
+    use std::sync::atomic::AtomicBool;
+
+    /// The positions of `rules` within `plies` of `root` that keep all its stones.
+    fn quiet_neighbourhood(root: &Position, rules: Rules, plies: usize) -> Vec<Position> {
+        let stones = root.occupied().count();
+        let mut seen = HashSet::from([root.key()]);
+        let mut layer = vec![*root];
+        let mut all = vec![*root];
+        let mut turns = Vec::new();
+        for _ in 0..plies {
+            let mut next = Vec::new();
+            for position in &layer {
+                turns.clear();
+                rules.turn_rules().generate(position, &mut turns);
+                for &turn in &turns {
+                    let child = position.play(turn);
+                    if child.occupied().count() == stones && seen.insert(child.key()) {
+                        next.push(child);
+                    }
+                }
+            }
+            all.extend(&next);
+            layer = next;
+        }
+        all
+    }
+
+    /// Over the 3-stone tables, a search that stores values resting on repetitions
+    /// marks them, and every decided value left once they are forgotten agrees with the
+    /// 4-stone tables on the positions near the root: it holds on any line. Some that
+    /// were forgotten do not (the graph-history interaction); and without marking a value
+    /// that rests on a marked one read from the table, one of these is kept (measured).
+    #[test]
+    fn decided_values_left_after_forgetting_the_marked_ones_hold_on_any_line() {
+        let rules = Rules::default();
+        let dir = std::env::temp_dir().join(format!("vato-marks-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        build(&dir, 4, &rules, 1, Progress::Quiet).unwrap();
+        let truth = Tablebase::open(&dir, rules, 4).unwrap();
+        let leaves = Tablebase::open(&dir, rules, 3).unwrap();
+        let stop = AtomicBool::new(false);
+        let budget = Budget {
+            nodes: Some(100_000),
+            ..Budget::until(&stop)
+        };
+        let (mut kept, mut wrong_kept, mut wrong_forgotten) = (0, 0, 0);
+        for root in random_positions(&rules, &[(2, 2), (3, 1), (1, 3)], 100, 5) {
+            for prover in [Color::White, Color::Black] {
+                let query = Query { prover };
+                let mut search = Search::new(&root, rules, Some(&leaves), query, budget, true)
+                    .expect("no checkpoint");
+                search.expand(&root, INFINITE, INFINITE);
+                let near = quiet_neighbourhood(&root, rules, 10);
+                let wrong = |table: &ProofTable| -> HashMap<u64, bool> {
+                    near.iter()
+                        .filter_map(|position| {
+                            let (phi, delta) = table.get(position.key())?;
+                            if phi != 0 && delta != 0 {
+                                return None;
+                            }
+                            let mover = position.side_to_move();
+                            // Whether the prover wins, as the entry says and as it is.
+                            let prover_wins = (phi == 0) == (mover == prover);
+                            let outcome = truth.probe_outcome(position).unwrap();
+                            let truly = Guarantee::Win.kept_by(outcome, mover, prover);
+                            Some((position.key(), prover_wins != truly))
+                        })
+                        .collect()
+                };
+                let before = wrong(&search.table);
+                search.table.forget_what_rests_on_path();
+                let after = wrong(&search.table);
+                kept += after.len();
+                wrong_kept += after.values().filter(|&&w| w).count();
+                wrong_forgotten += before
+                    .iter()
+                    .filter(|&(key, &w)| w && !after.contains_key(key))
+                    .count();
+            }
+        }
+        eprintln!("{kept} values kept, {wrong_kept} wrong; {wrong_forgotten} wrong forgotten");
+        assert_eq!(wrong_kept, 0, "a kept value does not hold");
+        assert!(kept > 1000, "{kept} values kept");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -3,7 +3,7 @@
 
 use super::dfpn::{Answer, Budget, Method, Proof, Query, Search};
 use super::fortress;
-use super::table::INFINITE;
+use super::table::{INFINITE, ProofTable};
 use crate::rules::Rules;
 use crate::rules::position::Position;
 use crate::tablebase::Tablebase;
@@ -22,7 +22,9 @@ const SEARCH_SHARE_OF_TIME: f64 = 0.75;
 /// rested on a repetition of one line be reused on another (the graph-history
 /// interaction). So a disproof is confirmed by writing the defence down as a strategy
 /// over positions (see `defence`); if none is found, the question is searched again
-/// storing only values that hold whatever the path. A proof never rests on a repetition.
+/// storing only values that hold whatever the path, going on from the first search's
+/// values that do (it marks those resting on a repetition, and those resting on marked
+/// ones). A proof never rests on a repetition.
 ///
 /// With [`Method::Exits`](super::dfpn::Method::Exits) no disproof rests on a repetition
 /// either (a repetition is the prover's win there), so one search storing everything is
@@ -140,21 +142,24 @@ fn answer_by_search(
     budget: Budget<'_>,
 ) -> Result<Answer> {
     let started = Instant::now();
-    let spent = match answer_storing(root, rules, tables, query, budget, true)? {
+    let (spent, mut table) = match answer_storing(root, rules, tables, query, budget, None)? {
         Ok(answer) => return Ok(answer),
-        Err(spent) if budget.method.repetition_is_prover_win() => {
+        Err((spent, _)) if budget.method.repetition_is_prover_win() => {
             return Ok(Answer {
                 nodes: spent,
                 ..Answer::given(Proof::Unknown)
             });
         }
-        Err(spent) => spent,
+        Err(unconfirmed) => unconfirmed,
     };
     let budget = Budget {
         checkpoint: None,
         ..budget.after(started.elapsed(), spent)
     };
-    match answer_storing(root, rules, tables, query, budget, false)? {
+    // What the first search found that rests on no repetition holds on any line: the
+    // second goes on from it, not from nothing.
+    table.forget_what_rests_on_path();
+    match answer_storing(root, rules, tables, query, budget, Some(table))? {
         Ok(answer) => Ok(Answer {
             nodes: answer.nodes + spent,
             ..answer
@@ -166,17 +171,23 @@ fn answer_by_search(
     }
 }
 
-/// One search of `query`, storing values that rest on repetitions or not; the nodes it
-/// took when its disproof is not confirmed by a strategy.
+/// One search of `query`: the first (`inherited` is `None`) stores values that rest on
+/// repetitions too, marked; the second stores only values that hold whatever the path,
+/// over the first's table with the marked values forgotten. The nodes it took and its
+/// table when its disproof is not confirmed by a strategy.
 fn answer_storing(
     root: &Position,
     rules: Rules,
     tables: Option<&Tablebase>,
     query: Query,
     budget: Budget<'_>,
-    store_dependent: bool,
-) -> Result<Result<Answer, u64>> {
+    inherited: Option<ProofTable>,
+) -> Result<Result<Answer, (u64, ProofTable)>> {
+    let store_dependent = inherited.is_none();
     let mut search = Search::new(root, rules, tables, query, budget, store_dependent)?;
+    if let Some(table) = inherited {
+        search.table = table;
+    }
     let mover = root.side_to_move();
     let mover_is_prover = mover == query.prover;
     let (phi, delta) = match search.leaf(root) {
@@ -243,7 +254,8 @@ fn answer_storing(
         );
         if strategy.is_none() && !search.aborted {
             if owner != query.prover {
-                return Ok(Err(search.nodes));
+                let table = std::mem::replace(&mut search.table, ProofTable::new(1));
+                return Ok(Err((search.nodes, table)));
             }
             bail!(
                 "{root}: {}'s win was proved, but not written down as a strategy",

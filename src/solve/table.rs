@@ -11,7 +11,7 @@ pub const INFINITE: u32 = u32::MAX / 4;
 pub const FINITE_MAX: u32 = INFINITE - 1;
 
 /// An entry as it is saved and read back: key, phi, delta, and its order of proof (high
-/// 32 bits) with its work (low 32 bits).
+/// 32 bits) with its work and its mark of a value resting on the path (low 32 bits).
 pub type Stored = (u64, u32, u32, u64);
 
 #[derive(Copy, Clone, Default)]
@@ -21,16 +21,28 @@ struct Entry {
     /// `phi` and `delta` of the node for the side to move (see `dfpn`).
     phi: u32,
     delta: u32,
-    /// Nodes searched below it (at most `u32::MAX`), to keep the costly entries when two
-    /// collide.
+    /// Nodes searched below it (at most [`MOST_WORK`]), to keep the costly entries when
+    /// two collide; its top bit is [`RESTS_ON_PATH`].
     work: u32,
     /// For a decided entry: how many entries were decided before it, plus one.
     order: u32,
 }
 
+/// The bit of an entry's work that marks a value resting on a repetition of a position
+/// above it on the line it was found on: it may not hold on another line. (A bit of the
+/// work, not a field: an entry stays 24 bytes.)
+const RESTS_ON_PATH: u32 = 1 << 31;
+
+/// The most work an entry records.
+const MOST_WORK: u32 = RESTS_ON_PATH - 1;
+
 impl Entry {
     fn decided(&self) -> bool {
         self.phi == 0 || self.delta == 0
+    }
+
+    fn rests_on_path(&self) -> bool {
+        self.work & RESTS_ON_PATH != 0
     }
 }
 
@@ -101,7 +113,24 @@ impl ProofTable {
 
     /// The nodes searched below the position with key `key`, 0 if it is not stored.
     pub fn work(&self, key: u64) -> u64 {
-        self.entry(key).map_or(0, |e| u64::from(e.work))
+        self.entry(key).map_or(0, |e| u64::from(e.work & MOST_WORK))
+    }
+
+    /// Whether the value stored for `key` was put with
+    /// [`ProofTable::put_resting_on_path`].
+    pub fn rests_on_path(&self, key: u64) -> bool {
+        self.entry(key).is_some_and(Entry::rests_on_path)
+    }
+
+    /// Forgets every value that rests on a repetition of its line: what is left holds
+    /// whatever the path (a value resting on one read from the table was marked too).
+    pub fn forget_what_rests_on_path(&mut self) {
+        for entry in &mut self.entries {
+            if entry.key != 0 && entry.rests_on_path() {
+                *entry = Entry::default();
+                self.filled -= 1;
+            }
+        }
     }
 
     /// For a decided position, how many were decided before it, plus one: a position
@@ -143,12 +172,24 @@ impl ProofTable {
     /// Stores `(phi, delta)` for `key`, found with `work` nodes below it. A position
     /// decided again with the same value keeps the order it was first decided in.
     pub fn put(&mut self, key: u64, phi: u32, delta: u32, work: u64) {
+        self.put_marked(key, phi, delta, work, false);
+    }
+
+    /// [`ProofTable::put`] for a value that rests on a repetition of a position above it
+    /// on the line it was found on, marked so that
+    /// [`ProofTable::forget_what_rests_on_path`] forgets it.
+    pub fn put_resting_on_path(&mut self, key: u64, phi: u32, delta: u32, work: u64) {
+        self.put_marked(key, phi, delta, work, true);
+    }
+
+    fn put_marked(&mut self, key: u64, phi: u32, delta: u32, work: u64, on_path: bool) {
         self.make_room(key);
+        let work = u32::try_from(work).unwrap_or(MOST_WORK).min(MOST_WORK);
         let mut entry = Entry {
             key,
             phi,
             delta,
-            work: u32::try_from(work).unwrap_or(u32::MAX),
+            work: if on_path { work | RESTS_ON_PATH } else { work },
             order: 0,
         };
         if entry.decided() {
@@ -187,7 +228,7 @@ impl ProofTable {
         let at = self.bucket(entry.key);
         let key = entry.key;
         let slots = &mut self.entries[at..at + 2];
-        let worth = |e: &Entry| (e.decided(), e.work);
+        let worth = |e: &Entry| (e.decided(), e.work & MOST_WORK);
         let index = slots
             .iter()
             .position(|e| e.key == key)
@@ -236,6 +277,31 @@ mod tests {
         }
         copy.put(14, 0, INFINITE, 1);
         assert!(copy.order(14) > copy.order(11), "restored orders go on");
+    }
+
+    #[test]
+    fn values_resting_on_the_path_are_marked_kept_through_a_checkpoint_and_forgotten() {
+        let mut table = ProofTable::new(1);
+        table.put(21, 0, INFINITE, 5);
+        table.put_resting_on_path(22, INFINITE, 0, 6);
+        table.put_resting_on_path(23, 4, 4, u64::MAX);
+        assert!(!table.rests_on_path(21) && table.rests_on_path(22));
+        assert_eq!(table.work(22), 6, "the mark is not work");
+        assert_eq!(u64::from(MOST_WORK), table.work(23));
+        table.put(22, INFINITE, 0, 7);
+        assert!(!table.rests_on_path(22), "decided again on no repetition");
+        table.put_resting_on_path(22, INFINITE, 0, 7);
+
+        let mut copy = ProofTable::new(1);
+        for entry in table.stored() {
+            copy.restore(entry);
+        }
+        assert!(copy.rests_on_path(22) && !copy.rests_on_path(21));
+        copy.forget_what_rests_on_path();
+        assert_eq!(copy.get(21), Some((0, INFINITE)));
+        assert_eq!((copy.get(22), copy.get(23)), (None, None));
+        copy.put(24, 1, 1, 1);
+        assert_eq!(copy.filled, 2, "forgotten slots are free again");
     }
 
     #[test]

@@ -86,12 +86,28 @@ impl JobProgress {
     /// Records that `done` units are finished.
     pub fn set(&mut self, done: u64) {
         self.bar.set_position(done);
-        if let Some(every) = self.plain_every
-            && self.last_plain.elapsed() >= every
-        {
-            self.last_plain = Instant::now();
-            eprintln!("{}", self.plain_line(done));
+        if let Some(line) = self.due_line() {
+            eprintln!("{line}");
         }
+    }
+
+    /// Shows the progress again while a unit takes long (one position of a sample may
+    /// take minutes): the bar's rate and time left, or the plain line when it is due.
+    pub fn tick(&mut self) {
+        self.bar.tick();
+        if let Some(line) = self.due_line() {
+            eprintln!("{line}");
+        }
+    }
+
+    /// The plain line, when one is written and the last is `plain_every` old.
+    fn due_line(&mut self) -> Option<String> {
+        let every = self.plain_every?;
+        if self.last_plain.elapsed() < every {
+            return None;
+        }
+        self.last_plain = Instant::now();
+        Some(self.plain_line(self.bar.position()))
     }
 
     /// Runs `write` with the bar taken off the screen, for lines printed while it shows.
@@ -142,6 +158,19 @@ mod tests {
                 .plain_line(50)
                 .starts_with("  layer 3v2:  25.0% of 200 positions, about ")
         );
+        progress.finish();
+    }
+
+    #[test]
+    fn a_plain_line_is_due_again_though_no_unit_has_finished() {
+        let mut progress = JobProgress::new("sample", 10, "positions", None);
+        progress.set(3);
+        assert_eq!(progress.due_line(), None, "no plain lines asked for");
+        progress.plain_every = Some(Duration::ZERO);
+        let line = progress.due_line().expect("due at once");
+        assert!(line.starts_with("  sample:  30.0% of 10 positions, about "));
+        progress.plain_every = Some(Duration::from_secs(3600));
+        assert_eq!(progress.due_line(), None, "written a moment ago");
         progress.finish();
     }
 }

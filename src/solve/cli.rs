@@ -26,6 +26,7 @@ use crate::tablebase::{
 use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 /// The arguments of `vato solve`.
@@ -642,13 +643,16 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
                 })
             })
         });
-        for news in said {
-            match news {
-                Heard::Line(line) => progress.suspend(|| {
+        // A position may take minutes: the progress is shown again meanwhile.
+        loop {
+            match said.recv_timeout(PLAIN_EVERY) {
+                Ok(Heard::Line(line)) => progress.suspend(|| {
                     let _ = writeln!(out, "{line}");
                     let _ = out.flush();
                 }),
-                Heard::Solved(solved) => progress.set(solved as u64),
+                Ok(Heard::Solved(solved)) => progress.set(solved as u64),
+                Err(RecvTimeoutError::Timeout) => progress.tick(),
+                Err(RecvTimeoutError::Disconnected) => break,
             }
         }
         worker

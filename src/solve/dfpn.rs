@@ -922,7 +922,7 @@ mod tests {
 mod marks {
     use super::*;
     use crate::solve::sample::random_positions;
-    use crate::tablebase::{Progress, build};
+    use crate::solve::test_tables::TestTables;
     use std::collections::{HashMap, HashSet};
     use std::sync::atomic::AtomicBool;
 
@@ -959,11 +959,8 @@ mod marks {
     #[test]
     fn decided_values_left_after_forgetting_the_marked_ones_hold_on_any_line() {
         let rules = Rules::default();
-        let dir = std::env::temp_dir().join(format!("vato-marks-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        build(&dir, 4, &rules, 1, Progress::Quiet).unwrap();
-        let truth = Tablebase::open(&dir, rules, 4).unwrap();
-        let leaves = Tablebase::open(&dir, rules, 3).unwrap();
+        let tables = TestTables::build("marks", rules, 4);
+        let (truth, leaves) = (&tables.all, &tables.leaves);
         let stop = AtomicBool::new(false);
         let budget = Budget {
             nodes: Some(100_000),
@@ -973,7 +970,7 @@ mod marks {
         for root in random_positions(&rules, &[(2, 2), (3, 1), (1, 3)], 100, 5) {
             for prover in [Color::White, Color::Black] {
                 let query = Query { prover };
-                let mut search = Search::new(&root, rules, Some(&leaves), query, budget, true)
+                let mut search = Search::new(&root, rules, Some(leaves), query, budget, true)
                     .expect("no checkpoint");
                 search.expand(&root, INFINITE, INFINITE);
                 let near = quiet_neighbourhood(&root, rules, 10);
@@ -1007,6 +1004,5 @@ mod marks {
         eprintln!("{kept} values kept, {wrong_kept} wrong; {wrong_forgotten} wrong forgotten");
         assert_eq!(wrong_kept, 0, "a kept value does not hold");
         assert!(kept > 1000, "{kept} values kept");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -731,8 +731,8 @@ mod tests {
     use crate::solve::certificate::Certificate;
     use crate::solve::check::check;
     use crate::solve::sample::random_positions;
+    use crate::solve::test_tables::TestTables;
     use crate::solve::verdict::Verdict;
-    use crate::tablebase::{Progress, build};
 
     /// Over the 2-stone tables, a 3-stone position's fortress holds only where the
     /// 3-stone tables say its defender does not lose, falls (the attacker's win proved)
@@ -747,15 +747,8 @@ mod tests {
     }
 
     fn fortresses_hold_only_where_the_defender_does_not_lose(rules: Rules) {
-        let dir = std::env::temp_dir().join(format!(
-            "vato-fortress-{}-{}",
-            rules.board.name(),
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        build(&dir, 3, &rules, 1, Progress::Quiet).unwrap();
-        let all = Tablebase::open(&dir, rules, 3).unwrap();
-        let leaves = Tablebase::open(&dir, rules, 2).unwrap();
+        let tables = TestTables::build("fortress", rules, 3);
+        let (all, leaves) = (&tables.all, &tables.leaves);
         let stop = AtomicBool::new(false);
         let limits = Limits {
             positions: 100_000,
@@ -769,7 +762,7 @@ mod tests {
                 let holds = Guarantee::NoLoss.kept_by(truth, root.side_to_move(), defender);
                 holds_by_tables += usize::from(holds);
                 wins_by_tables += usize::from(!holds);
-                let strategy = match defence(&root, rules, Some(&leaves), defender, limits) {
+                let strategy = match defence(&root, rules, Some(leaves), defender, limits) {
                     Found::Holds { strategy, .. } => {
                         assert!(holds, "{root}: {}'s fortress holds a loss", defender.name());
                         held += 1;
@@ -799,7 +792,7 @@ mod tests {
                     table_stones: 2,
                     strategies: vec![strategy],
                 };
-                if let Err(e) = check(&certificate, Some(&leaves)) {
+                if let Err(e) = check(&certificate, Some(leaves)) {
                     panic!(
                         "{root}: {}'s fortress fails the check: {e:#}",
                         defender.name()
@@ -814,6 +807,5 @@ mod tests {
         );
         assert!(held * 2 > holds_by_tables, "{held} of {holds_by_tables}");
         assert!(fell * 2 > wins_by_tables, "{fell} of {wins_by_tables}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

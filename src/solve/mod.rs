@@ -43,6 +43,8 @@ mod store;
 mod stored;
 mod strategy;
 mod table;
+#[cfg(test)]
+mod test_tables;
 mod two_questions;
 mod verdict;
 mod win_strategy;

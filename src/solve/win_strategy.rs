@@ -399,7 +399,7 @@ mod tests {
     use crate::solve::dfpn::{Budget, Query};
     use crate::solve::sample::random_positions;
     use crate::solve::table::ProofTable;
-    use crate::tablebase::{Progress, Tablebase, build};
+    use crate::solve::test_tables::TestTables;
     use std::sync::atomic::AtomicBool;
 
     /// Wins of 4-stone positions over the 3-stone tables proved, then every entry of the
@@ -409,11 +409,8 @@ mod tests {
     #[test]
     fn wins_are_written_down_after_the_table_lost_its_entries() {
         let rules = Rules::default();
-        let dir = std::env::temp_dir().join(format!("vato-win-writer-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        build(&dir, 4, &rules, 1, Progress::Quiet).unwrap();
-        let all = Tablebase::open(&dir, rules, 4).unwrap();
-        let leaves = Tablebase::open(&dir, rules, 3).unwrap();
+        let tables = TestTables::build("win-writer", rules, 4);
+        let (all, leaves) = (&tables.all, &tables.leaves);
         let stop = AtomicBool::new(false);
         let budget = Budget {
             table_mb: 16,
@@ -429,8 +426,7 @@ mod tests {
                 crate::tablebase::Outcome::Draw => continue,
             };
             let query = Query { prover: winner };
-            let mut search =
-                Search::new(&root, rules, Some(&leaves), query, budget, false).unwrap();
+            let mut search = Search::new(&root, rules, Some(leaves), query, budget, false).unwrap();
             let (phi, delta) = search.probe(&root, 200_000);
             let proved = if root.side_to_move() == winner {
                 phi == 0
@@ -448,20 +444,12 @@ mod tests {
             spent += search.nodes - before;
             written += 1;
             let turn_of = ByKey(|key| turns.get(&key).copied());
-            follow(
-                &root,
-                &rules,
-                Some(&leaves),
-                winner,
-                Guarantee::Win,
-                turn_of,
-            )
-            .expect("the strategy wins");
+            follow(&root, &rules, Some(leaves), winner, Guarantee::Win, turn_of)
+                .expect("the strategy wins");
         }
         // Measured: 240 wins in 67,343 nodes; opening turns blindly, 21 of them were
         // not written within the budget and the others took 482,547 nodes.
         assert!(written > 200, "{written} wins written");
         assert!(spent < 200_000, "{spent} nodes to write {written} wins");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

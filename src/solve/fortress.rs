@@ -21,7 +21,10 @@
 //! refutation needs it to: the defender's steps out of the confinement at its positions
 //! on the attacker's winning lines (each the child won first) are let in, those taken
 //! most often first, and the game is solved again, until the defender holds, the
-//! refutation meets no step left out, or the positions go past the budget.
+//! refutation meets no step left out, or the positions go past the budget. A round
+//! settles at once the positions earlier rounds found held, and those they found won
+//! whatever the defender's ways out (both hold in the real game, and the strategies
+//! written follow those rounds' turns there), so it gathers only what is still open.
 //!
 //! Each round also solves the game with the defender's steps out of the confinement
 //! counted as its ways out (children the attacker never wins). What the attacker wins
@@ -103,8 +106,17 @@ pub(super) fn defence(
 ) -> Found {
     let mut confinement = HashSet::from([root.stones(defender).bits()]);
     let mut spent = 0;
+    let mut earlier = Earlier::default();
     loop {
-        let Some(game) = Game::gather(root, rules, tables, defender, &confinement, limits) else {
+        let Some(game) = Game::gather(
+            root,
+            rules,
+            tables,
+            defender,
+            &confinement,
+            &earlier,
+            limits,
+        ) else {
             return Found::Open {
                 positions: spent + limits.positions as u64,
             };
@@ -113,9 +125,16 @@ pub(super) fn defence(
         let parents = game.parents();
         let won = game.attackers_wins(&parents, false);
         if !won.is_won(0) {
-            return Found::Holds {
-                strategy: game.strategy(&won),
-                positions: spent,
+            let strategy = game.strategy(&won).filter(|s| game.confirms(root, s));
+            return match strategy {
+                Some(strategy) => Found::Holds {
+                    strategy,
+                    positions: spent,
+                },
+                None => {
+                    tracing::warn!("{root}: a fortress held, but its strategy did not");
+                    Found::Open { positions: spent }
+                }
             };
         }
         // The attacker may win already where the defender's every way out counts for
@@ -147,7 +166,33 @@ pub(super) fn defence(
         if steps.is_empty() || limits.reached() {
             return Found::Open { positions: spent };
         }
+        let held = game.held(&won);
+        let won_anyway = game.won_anyway(&won_anyway);
+        drop(game);
+        earlier.held.extend(held);
+        earlier.won.extend(won_anyway);
         confinement.extend(steps);
+    }
+}
+
+/// What earlier rounds of a fortress settled, each position with its owner's turn where
+/// the owner is to move: the positions the defender held (confined, it only had fewer
+/// turns) and those the attacker won whatever the defender's ways out. Both hold in the
+/// real game, so a later round, whose confinement holds the earlier ones, settles them at
+/// once and gathers nothing beyond them (docs/experiments.md).
+#[derive(Default)]
+struct Earlier {
+    held: HashMap<u64, Option<Turn>>,
+    won: HashMap<u64, Option<Turn>>,
+}
+
+impl Earlier {
+    fn holds(&self, position: &Position) -> bool {
+        self.held.contains_key(&position.key())
+    }
+
+    fn wins(&self, position: &Position) -> bool {
+        self.won.contains_key(&position.key())
     }
 }
 
@@ -165,6 +210,8 @@ struct Game<'a> {
     /// The defender's positions with a quiet turn out of the confinement, left out.
     leaks: Vec<bool>,
     tables: Option<&'a Tablebase>,
+    /// What earlier rounds settled, settled at once.
+    earlier: &'a Earlier,
 }
 
 /// The side to move is Black (bit 63 of the first word: no point uses it).
@@ -219,6 +266,7 @@ impl<'a> Game<'a> {
         tables: Option<&'a Tablebase>,
         defender: Color,
         confinement: &HashSet<u64>,
+        earlier: &'a Earlier,
         limits: Limits<'_>,
     ) -> Option<Game<'a>> {
         let stones = root.occupied().count();
@@ -231,6 +279,7 @@ impl<'a> Game<'a> {
             children: Vec::new(),
             leaks: Vec::new(),
             tables,
+            earlier,
         };
         let (mut turns, mut replies, mut to_gather) = (Vec::new(), Vec::new(), Vec::new());
         let mut at = 0;
@@ -354,8 +403,8 @@ impl<'a> Game<'a> {
     }
 
     /// Whether the defender holds a child that needs no place in the game: one reached
-    /// by a capture (`captured`), settled by the tables, or one whose side to move must
-    /// capture. `None` for a child to gather.
+    /// by a capture (`captured`), settled by the tables, one whose side to move must
+    /// capture, or one an earlier round settled. `None` for a child to gather.
     fn settled_at_once(
         &self,
         child: &Position,
@@ -364,6 +413,10 @@ impl<'a> Game<'a> {
     ) -> Option<bool> {
         if captured {
             Some(self.holds_after_capture(child))
+        } else if self.earlier.holds(child) {
+            Some(true)
+        } else if self.earlier.wins(child) {
+            Some(false)
         } else {
             self.forced_capture(child, turns).map(|(holds, _)| holds)
         }
@@ -592,7 +645,8 @@ impl<'a> Game<'a> {
     /// `None` if a forced capture has no win the tables confirm.
     fn attackers_strategy(&self, won: &Won) -> Option<Strategy> {
         let attacker = self.defender.opposite();
-        self.walk(attacker, Guarantee::Win, |at, position, turns, walk| {
+        let mut into_earlier = Vec::new();
+        let strategy = self.walk(attacker, Guarantee::Win, |at, position, turns, walk| {
             let stones = position.occupied().count();
             if self.attacker_to_move(at) {
                 let mut best: Option<(u32, Turn, u32)> = None;
@@ -615,6 +669,11 @@ impl<'a> Game<'a> {
                 walk.chosen.push((position.key(), turn));
                 if id != ATTACKER_WINS {
                     walk.next.push(id);
+                } else {
+                    let child = position.play(turn);
+                    if child.occupied().count() == stones && self.earlier.wins(&child) {
+                        into_earlier.push(child);
+                    }
                 }
                 return Some(());
             }
@@ -629,10 +688,19 @@ impl<'a> Game<'a> {
                     walk.chosen.push((child.key(), capture));
                     continue;
                 }
+                if self.earlier.wins(&child) {
+                    into_earlier.push(child);
+                    continue;
+                }
                 walk.next.push(*self.index.get(&child.key())?);
             }
             Some(())
-        })
+        });
+        let mut strategy = strategy?;
+        self.earlier_turns(attacker, into_earlier, &mut strategy.turns)?;
+        strategy.turns.sort_unstable_by_key(|&(key, _)| key);
+        strategy.turns.dedup_by_key(|&mut (key, _)| key);
+        Some(strategy)
     }
 
     /// Whether `strategy` proves its guarantee from `root`, followed as the proof checker
@@ -652,8 +720,11 @@ impl<'a> Game<'a> {
 
     /// The defender's strategy over the positions it reaches from the root, staying out
     /// of the attacker's wins: where it can, a turn into the tables or into a position
-    /// the strategy reaches already, so that the strategy stays small.
-    fn strategy(&self, won: &Won) -> Strategy {
+    /// the strategy reaches already, so that the strategy stays small; where it reaches
+    /// a position an earlier round found held, that round's turns. `None` if an earlier
+    /// round's turns leave a position they do not hold (which does not happen).
+    fn strategy(&self, won: &Won) -> Option<Strategy> {
+        let mut into_earlier = Vec::new();
         let strategy = self.walk(
             self.defender,
             Guarantee::NoLoss,
@@ -674,6 +745,8 @@ impl<'a> Game<'a> {
                         }
                         if let Some(&id) = self.index.get(&child.key()) {
                             walk.next.push(id);
+                        } else if self.earlier.holds(&child) {
+                            into_earlier.push(child);
                         }
                     }
                     return Some(());
@@ -705,11 +778,168 @@ impl<'a> Game<'a> {
                 walk.chosen.push((position.key(), turn));
                 if id < DEFENDER_HOLDS {
                     walk.next.push(id);
+                } else {
+                    let child = position.play(turn);
+                    if child.occupied().count() == stones && self.earlier.holds(&child) {
+                        into_earlier.push(child);
+                    }
                 }
                 Some(())
             },
         );
-        strategy.expect("the defender's walk never gives up")
+        let mut strategy = strategy.expect("the defender's walk never gives up");
+        self.earlier_turns(self.defender, into_earlier, &mut strategy.turns)?;
+        strategy.turns.sort_unstable_by_key(|&(key, _)| key);
+        strategy.turns.dedup_by_key(|&mut (key, _)| key);
+        Some(strategy)
+    }
+
+    /// The turns of `owner` (the defender's held positions, or the attacker's won ones)
+    /// that earlier rounds chose, followed from `starts` into `chosen`: every line stays
+    /// among the positions those rounds settled for `owner`, or ends in the tables (the
+    /// checker's walk confirms what they give). `None` if a line leaves them.
+    fn earlier_turns(
+        &self,
+        owner: Color,
+        starts: Vec<Position>,
+        chosen: &mut Vec<(u64, Turn)>,
+    ) -> Option<()> {
+        let settled = if owner == self.defender {
+            &self.earlier.held
+        } else {
+            &self.earlier.won
+        };
+        let mut seen: HashSet<u64> = starts.iter().map(Position::key).collect();
+        let mut stack = starts;
+        let (mut turns, mut replies) = (Vec::new(), Vec::new());
+        while let Some(position) = stack.pop() {
+            let stones = position.occupied().count();
+            turns.clear();
+            if position.side_to_move() == owner {
+                let turn = (*settled.get(&position.key())?)?;
+                chosen.push((position.key(), turn));
+                turns.push(turn);
+            } else {
+                self.rules.turn_rules().generate(&position, &mut turns);
+            }
+            for &turn in &turns {
+                let child = position.play(turn);
+                if child.occupied().count() < stones {
+                    continue; // into the tables
+                }
+                if let Some((holds, capture)) = self.forced_capture(&child, &mut replies) {
+                    // The side to move must capture: the defender's capture that holds,
+                    // or the attacker's that wins.
+                    if holds != (owner == self.defender) {
+                        return None;
+                    }
+                    let capture = match capture {
+                        Some(capture) => Some(capture),
+                        None if owner != self.defender && child.side_to_move() == owner => {
+                            Some(self.attackers_winning_capture(&child, &mut replies)?)
+                        }
+                        None => None,
+                    };
+                    if let Some(capture) = capture {
+                        chosen.push((child.key(), capture));
+                    }
+                    continue;
+                }
+                if !settled.contains_key(&child.key()) {
+                    return None;
+                }
+                if seen.insert(child.key()) {
+                    stack.push(child);
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// Every position of the game that the attacker wins whatever the defender's ways out
+    /// (in `won_anyway`), with its turn where it is to move (as its strategy chooses), for
+    /// the rounds after.
+    fn won_anyway(&self, won_anyway: &Won) -> Vec<(u64, Option<Turn>)> {
+        let (mut turns, mut replies) = (Vec::new(), Vec::new());
+        let mut won = Vec::new();
+        for at in 0..self.positions.len() {
+            if !won_anyway.is_won(at) {
+                continue;
+            }
+            let position = self.unpack(at);
+            if !self.attacker_to_move(at) {
+                won.push((position.key(), None));
+                continue;
+            }
+            let stones = position.occupied().count();
+            turns.clear();
+            self.rules.turn_rules().generate(&position, &mut turns);
+            let mut best: Option<(u32, Turn)> = None;
+            for &turn in &turns {
+                let child = position.play(turn);
+                let captured = child.occupied().count() < stones;
+                if self.settled_at_once(&child, captured, &mut replies) == Some(false) {
+                    best = Some((0, turn));
+                    break;
+                }
+                if let Some(&id) = self.index.get(&child.key())
+                    && won_anyway.is_won(id as usize)
+                    && best.is_none_or(|(order, _)| won_anyway.order[id as usize] + 1 < order)
+                {
+                    best = Some((won_anyway.order[id as usize] + 1, turn));
+                }
+            }
+            if let Some((_, turn)) = best {
+                won.push((position.key(), Some(turn)));
+            }
+        }
+        won
+    }
+
+    /// Every position of the game the defender holds (not in `won`), with its turn where
+    /// it is to move (one into a settled hold, else into a position held), for the rounds
+    /// after.
+    fn held(&self, won: &Won) -> Vec<(u64, Option<Turn>)> {
+        let (mut turns, mut replies) = (Vec::new(), Vec::new());
+        let mut held = Vec::new();
+        for at in 0..self.positions.len() {
+            if won.is_won(at) {
+                continue;
+            }
+            let position = self.unpack(at);
+            if self.attacker_to_move(at) {
+                held.push((position.key(), None));
+                continue;
+            }
+            let stones = position.occupied().count();
+            turns.clear();
+            self.rules.turn_rules().generate(&position, &mut turns);
+            let mut into_game = None;
+            let mut settled = None;
+            for &turn in &turns {
+                let child = position.play(turn);
+                let captured = child.occupied().count() < stones;
+                match self.settled_at_once(&child, captured, &mut replies) {
+                    Some(true) => {
+                        settled = Some(turn);
+                        break;
+                    }
+                    Some(false) => {}
+                    None => {
+                        if into_game.is_none()
+                            && let Some(&id) = self.index.get(&child.key())
+                            && !won.is_won(id as usize)
+                        {
+                            into_game = Some(turn);
+                        }
+                    }
+                }
+            }
+            if let Some(turn) = settled.or(into_game) {
+                held.push((position.key(), Some(turn)));
+            }
+        }
+        held
     }
 }
 
@@ -807,5 +1037,74 @@ mod tests {
         );
         assert!(held * 2 > holds_by_tables, "{held} of {holds_by_tables}");
         assert!(fell * 2 > wins_by_tables, "{fell} of {wins_by_tables}");
+    }
+
+    /// A round that settles at once what earlier rounds held or won anyway gives every
+    /// position it gathers the value the same round gives it without them, and gathers
+    /// fewer: over the 3-stone tables, 4-stone positions, four rounds each, both
+    /// defenders.
+    #[test]
+    fn what_earlier_rounds_settled_changes_no_value_and_gathers_less() {
+        let rules = Rules::default();
+        let tables = TestTables::build("fortress-rounds", rules, 4);
+        let stop = AtomicBool::new(false);
+        let limits = Limits {
+            positions: 1_000_000,
+            stop: &stop,
+            deadline: None,
+        };
+        let nothing = Earlier::default();
+        let (mut with_earlier, mut without, mut compared) = (0, 0, 0);
+        for root in random_positions(&rules, &[(3, 1), (2, 2), (1, 3)], 30, 11) {
+            for defender in [Color::White, Color::Black] {
+                let mut confinement = HashSet::from([root.stones(defender).bits()]);
+                let mut earlier = Earlier::default();
+                for _ in 0..4 {
+                    let gather = |earlier| {
+                        let game = Game::gather(
+                            &root,
+                            rules,
+                            Some(&tables.leaves),
+                            defender,
+                            &confinement,
+                            earlier,
+                            limits,
+                        )
+                        .expect("within the limits");
+                        let parents = game.parents();
+                        let won = game.attackers_wins(&parents, false);
+                        let anyway = game.attackers_wins(&parents, true);
+                        (game, won, anyway)
+                    };
+                    let (plain, plain_won, _) = gather(&nothing);
+                    let (game, won, anyway) = gather(&earlier);
+                    without += plain.positions.len();
+                    with_earlier += game.positions.len();
+                    for (key, &id) in &game.index {
+                        let plain_id = plain.index[key] as usize;
+                        assert_eq!(won.is_won(id as usize), plain_won.is_won(plain_id));
+                        compared += 1;
+                    }
+                    if !plain_won.is_won(0) {
+                        break;
+                    }
+                    let steps = plain.steps_out_on_the_refutation(&plain_won, &confinement, 8);
+                    if steps.is_empty() {
+                        break;
+                    }
+                    let (held, won_anyway) = (game.held(&won), game.won_anyway(&anyway));
+                    drop(game);
+                    earlier.held.extend(held);
+                    earlier.won.extend(won_anyway);
+                    confinement.extend(steps);
+                }
+            }
+        }
+        eprintln!("{with_earlier} positions gathered instead of {without}; {compared} compared");
+        assert!(compared > 10_000, "{compared} positions compared");
+        assert!(
+            with_earlier * 10 < without * 9,
+            "{with_earlier} of {without}"
+        );
     }
 }

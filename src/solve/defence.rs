@@ -411,6 +411,24 @@ impl Defence {
             megabytes(rankings),
         )
     }
+
+    /// The owner's placements in the positions still alive, each once, those met most
+    /// often first.
+    fn placements(&self) -> Vec<u64> {
+        let mut met = HashMap::<u64, u32>::new();
+        for (index, node) in self.nodes.iter().enumerate() {
+            if !node.has(DEAD) {
+                let placement = self.position(index as u32).stones(self.owner).bits();
+                *met.entry(placement).or_default() += 1;
+            }
+        }
+        let mut placements: Vec<(u64, u32)> = met.into_iter().collect();
+        placements.sort_unstable_by_key(|&(placement, met)| (std::cmp::Reverse(met), placement));
+        placements
+            .into_iter()
+            .map(|(placement, _)| placement)
+            .collect()
+    }
 }
 
 impl Search<'_> {
@@ -450,6 +468,7 @@ impl Search<'_> {
             }
             if self.out_of_budget() || self.writer_full(defence.bytes()) {
                 tracing::debug!("defence not finished: {}", defence.census());
+                self.defended = defence.placements();
                 if let Some(file) = file.as_mut() {
                     file.save(&defence);
                 }

@@ -266,6 +266,9 @@ pub(super) struct Search<'a> {
     strategy_checkpoint: Option<Checkpoint<'a>>,
     /// What was finished of a defence the writer left unfinished, for the store.
     pub(super) closed: Option<ClosedDefence>,
+    /// The owner's placements in a defence the writer left unfinished (see
+    /// [`Answer::defended`]).
+    pub(super) defended: Vec<u64>,
 }
 
 /// A child of an expanded node: its position and, when it is decided without search
@@ -686,6 +689,9 @@ pub struct Answer {
     /// The finished part of a defence left unfinished, when the search has a store to
     /// keep it in.
     pub closed: Option<ClosedDefence>,
+    /// The defender's placements in a defence the writer left unfinished, those met most
+    /// often first: where a fortress starts (see `fortress`).
+    pub defended: Vec<u64>,
 }
 
 impl Answer {
@@ -702,6 +708,7 @@ impl Answer {
                 Proof::Unknown => (1, 1),
             },
             closed: None,
+            defended: Vec::new(),
         }
     }
 }
@@ -775,6 +782,7 @@ impl<'a> Search<'a> {
             pause_at: u64::MAX,
             strategy_checkpoint: None,
             closed: None,
+            defended: Vec::new(),
         })
     }
 

@@ -17,14 +17,19 @@
 //! outside the attacker's wins holds in the real game too (and is checked like any
 //! other).
 //!
-//! The confinement starts with the root's placement and grows where the attacker's
-//! refutation needs it to: the defender's steps out of the confinement at its positions
-//! on the attacker's winning lines (each the child won first) are let in, those taken
-//! most often first, and the game is solved again, until the defender holds, the
-//! refutation meets no step left out, or the positions go past the budget. A round
-//! settles at once the positions earlier rounds found held, and those they found won
-//! whatever the defender's ways out (both hold in the real game, and the strategies
-//! written follow those rounds' turns there), so it gathers only what is still open.
+//! The confinement starts with the root's placement and, when df-pn disproved the win but
+//! the writer ran out of budget before the defence was written down, the defender's
+//! placements in what the writer gathered: that defence may rest on repetitions or on
+//! entries the table lost, but where it is sound it names most of the placements a
+//! fortress needs, which growing from the root's alone takes many rounds to find. The
+//! confinement grows where the attacker's refutation needs it to: the defender's steps out
+//! of the confinement at its positions on the attacker's winning lines (each the child won
+//! first) are let in, those taken most often first, and the game is solved again, until
+//! the defender holds, the refutation meets no step left out, or the positions go past the
+//! budget. A round settles at once the positions earlier rounds found held, and those
+//! they found won whatever the defender's ways out (both hold in the real game, and the
+//! strategies written follow those rounds' turns there), so it gathers only what is still
+//! open.
 //!
 //! Each round also solves the game with the defender's steps out of the confinement
 //! counted as its ways out (children the attacker never wins). What the attacker wins
@@ -96,17 +101,26 @@ pub(super) enum Found {
 }
 
 /// `defender`'s strategy from `root` that never loses, confined to a growing set of its
-/// placements, with `tables` settling every position after a capture.
+/// placements that starts with the root's and `seed`'s (the most promising first: when
+/// the first game outgrows the limits, the seed's second half is left out, and so on),
+/// with `tables` settling every position after a capture.
 pub(super) fn defence(
     root: &Position,
     rules: Rules,
     tables: Option<&Tablebase>,
     defender: Color,
+    mut seed: &[u64],
     limits: Limits<'_>,
 ) -> Found {
-    let mut confinement = HashSet::from([root.stones(defender).bits()]);
+    let start = |seed: &[u64]| {
+        let mut confinement = HashSet::from([root.stones(defender).bits()]);
+        confinement.extend(seed);
+        confinement
+    };
+    let mut confinement = start(seed);
     let mut spent = 0;
     let mut earlier = Earlier::default();
+    let mut gathered_once = false;
     loop {
         let Some(game) = Game::gather(
             root,
@@ -117,10 +131,20 @@ pub(super) fn defence(
             &earlier,
             limits,
         ) else {
-            return Found::Open {
-                positions: spent + limits.positions as u64,
-            };
+            spent += limits.positions as u64;
+            if !gathered_once && !seed.is_empty() && !limits.reached() {
+                tracing::debug!(
+                    "fortress of {}: {} placements outgrow the limits; the seed is halved",
+                    defender.name(),
+                    confinement.len()
+                );
+                seed = &seed[..seed.len() / 2];
+                confinement = start(seed);
+                continue;
+            }
+            return Found::Open { positions: spent };
         };
+        gathered_once = true;
         spent += game.positions.len() as u64;
         let parents = game.parents();
         let won = game.attackers_wins(&parents, false);
@@ -967,8 +991,8 @@ mod tests {
     /// Over the 2-stone tables, a 3-stone position's fortress holds only where the
     /// 3-stone tables say its defender does not lose, falls (the attacker's win proved)
     /// only where they say it loses, and each strategy passes the checker; it holds in
-    /// most of the first and falls in most of the others. On both boards: the game is
-    /// gathered on the root's.
+    /// most of the first and falls in most of the others; each with and without a seed.
+    /// On both boards: the game is gathered on the root's.
     #[test]
     fn a_fortress_holds_only_where_the_defender_does_not_lose_and_falls_where_it_loses() {
         for rules in [Rules::default(), crate::solve::store::tests::dimy()] {
@@ -986,13 +1010,27 @@ mod tests {
             deadline: None,
         };
         let (mut held, mut holds_by_tables, mut fell, mut wins_by_tables) = (0, 0, 0, 0);
-        for root in random_positions(&rules, &[(2, 1), (1, 2)], 200, 3) {
+        let roots = random_positions(&rules, &[(2, 1), (1, 2)], 200, 3);
+        // A seed is any set of placements (it only decides where the search begins):
+        // here those of the other roots, as many as the defender's stones allow.
+        let placements_of = |defender: Color, stones: usize| -> Vec<u64> {
+            let placements = roots.iter().map(|root| root.stones(defender));
+            placements
+                .filter(|placement| placement.count() as usize == stones)
+                .map(|placement| placement.bits())
+                .collect()
+        };
+        for (root, seeded) in roots.iter().flat_map(|root| [(root, false), (root, true)]) {
             for defender in [Color::White, Color::Black] {
-                let truth = all.probe_outcome(&root).unwrap();
+                let truth = all.probe_outcome(root).unwrap();
                 let holds = Guarantee::NoLoss.kept_by(truth, root.side_to_move(), defender);
                 holds_by_tables += usize::from(holds);
                 wins_by_tables += usize::from(!holds);
-                let strategy = match defence(&root, rules, Some(leaves), defender, limits) {
+                let seed = match seeded {
+                    true => placements_of(defender, root.stones(defender).count() as usize),
+                    false => Vec::new(),
+                };
+                let strategy = match defence(root, rules, Some(leaves), defender, &seed, limits) {
                     Found::Holds { strategy, .. } => {
                         assert!(holds, "{root}: {}'s fortress holds a loss", defender.name());
                         held += 1;
@@ -1016,7 +1054,7 @@ mod tests {
                     Guarantee::Win => Verdict::Loss,
                 };
                 let certificate = Certificate {
-                    root,
+                    root: *root,
                     rules,
                     verdict,
                     table_stones: 2,
@@ -1037,6 +1075,77 @@ mod tests {
         );
         assert!(held * 2 > holds_by_tables, "{held} of {holds_by_tables}");
         assert!(fell * 2 > wins_by_tables, "{fell} of {wins_by_tables}");
+    }
+
+    /// A seed whose first game outgrows the limits is halved until one fits: with limits
+    /// one position short of the whole seed's first game, the fortress finds what it
+    /// finds from the seed's first half, having spent the limit on the try.
+    #[test]
+    fn a_seed_too_large_for_the_limits_is_halved() {
+        let rules = Rules::default();
+        let tables = TestTables::build("fortress-seed", rules, 3);
+        let leaves = Some(&tables.leaves);
+        let stop = AtomicBool::new(false);
+        let limits = |positions| Limits {
+            positions,
+            stop: &stop,
+            deadline: None,
+        };
+        let roots = random_positions(&rules, &[(1, 2), (2, 1)], 100, 5);
+        let nothing = Earlier::default();
+        let (mut tried, mut held) = (0, 0);
+        for (root, defender) in roots
+            .iter()
+            .flat_map(|root| [(root, Color::White), (root, Color::Black)])
+        {
+            let stones = root.stones(defender).count();
+            let seed: Vec<u64> = roots
+                .iter()
+                .map(|other| other.stones(defender))
+                .filter(|placement| placement.count() == stones)
+                .map(|placement| placement.bits())
+                .take(20)
+                .collect();
+            let half = &seed[..seed.len() / 2];
+            let first_game = |seed: &[u64], most| {
+                let confinement = seed.iter().copied().chain([root.stones(defender).bits()]);
+                let confinement = confinement.collect();
+                Game::gather(root, rules, leaves, defender, &confinement, &nothing, most)
+                    .map(|game| game.positions.len())
+            };
+            let whole = first_game(&seed, limits(1_000_000)).expect("a small game");
+            let short = whole - 1;
+            if first_game(half, limits(short)).is_none() {
+                continue;
+            }
+            let spent = short as u64;
+            let expected = match defence(root, rules, leaves, defender, half, limits(short)) {
+                Found::Holds {
+                    strategy,
+                    positions,
+                } => {
+                    held += 1;
+                    Found::Holds {
+                        strategy,
+                        positions: positions + spent,
+                    }
+                }
+                Found::Falls {
+                    strategy,
+                    positions,
+                } => Found::Falls {
+                    strategy,
+                    positions: positions + spent,
+                },
+                Found::Open { positions } => Found::Open {
+                    positions: positions + spent,
+                },
+            };
+            let found = defence(root, rules, leaves, defender, &seed, limits(short));
+            assert_eq!(found, expected, "{root}, {} defending", defender.name());
+            tried += 1;
+        }
+        assert!(tried >= 50 && held >= 20, "{tried} tried, {held} held");
     }
 
     /// A round that settles at once what earlier rounds held or won anyway gives every

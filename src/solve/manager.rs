@@ -438,6 +438,7 @@ pub(super) fn answer(
             strategy: None,
             numbers: (pn, dn),
             closed: None,
+            defended: Vec::new(),
         });
     }
     // The root's mover reached its goal (the prover a win, the defender anything else)
@@ -482,5 +483,6 @@ pub(super) fn answer(
         strategy,
         numbers: (pn, dn),
         closed: search.take_closed(),
+        defended: Vec::new(),
     })
 }

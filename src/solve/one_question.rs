@@ -31,7 +31,8 @@ const SEARCH_SHARE_OF_TIME: f64 = 0.75;
 /// enough, and what it proves is left undecided.
 ///
 /// When df-pn runs out of budget, a fortress of the defender (see `fortress`) may still
-/// disprove the win, unless `budget.fortress` is `None`. It gathers at most the
+/// disprove the win, unless `budget.fortress` is `None`; when the budget ran out while a
+/// disproof's defence was being written, the fortress starts from the placements it met. It gathers at most the
 /// positions `budget.fortress` says (they count as nodes), within the time and the stop
 /// left. With a time limit, df-pn has
 /// `SEARCH_SHARE_OF_TIME` of it, so that the fortress has some.
@@ -69,7 +70,7 @@ pub fn answer(
         stop: budget.stop,
         deadline: budget.time.map(|time| started + time),
     };
-    let found = fortress::defence(root, rules, tables, defender, limits);
+    let found = fortress::defence(root, rules, tables, defender, &searched.defended, limits);
     Ok(match found {
         fortress::Found::Holds { .. } if unwritten_win => {
             tracing::warn!(
@@ -102,6 +103,7 @@ pub fn answer(
                 strategy: Some(strategy),
                 numbers: (INFINITE, 0),
                 closed: searched.closed,
+                defended: Vec::new(),
             }
         }
         fortress::Found::Falls {
@@ -124,6 +126,7 @@ pub fn answer(
                 strategy: Some(strategy),
                 numbers: (0, INFINITE),
                 closed: searched.closed,
+                defended: Vec::new(),
             }
         }
         fortress::Found::Open { positions } => Answer {
@@ -287,5 +290,6 @@ fn answer_storing(
         strategy,
         numbers,
         closed: search.take_closed(),
+        defended: std::mem::take(&mut search.defended),
     }))
 }

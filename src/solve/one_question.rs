@@ -32,10 +32,10 @@ const SEARCH_SHARE_OF_TIME: f64 = 0.75;
 ///
 /// When df-pn runs out of budget, a fortress of the defender (see `fortress`) may still
 /// disprove the win, unless `budget.fortress` is `None`; when the budget ran out while a
-/// disproof's defence was being written, the fortress starts from the placements it met. It gathers at most the
-/// positions `budget.fortress` says (they count as nodes), within the time and the stop
-/// left. With a time limit, df-pn has
-/// `SEARCH_SHARE_OF_TIME` of it, so that the fortress has some.
+/// disproof's defence was being written, the fortress starts from the placements it met.
+/// It gathers at most the positions `budget.fortress` says (they count as nodes), within
+/// the time and the stop left. With a time limit, df-pn has `SEARCH_SHARE_OF_TIME` of it,
+/// so that the fortress has some.
 pub fn answer(
     root: &Position,
     rules: Rules,

@@ -724,7 +724,7 @@ fn quiet_draws_are_held_by_a_fortress() {
             "--tablebase-stones",
             "3",
             "--fen",
-            "9/1B4W2/9/W8/4B4 w",
+            "9/3B4W/9/1B7/3W5 w",
             "--nodes",
             "200000",
             "--no-store",
@@ -1002,8 +1002,8 @@ fn false_draws_from_repetitions_on_other_lines_are_caught() {
 /// line.
 #[test]
 fn a_defence_stopped_half_written_goes_on_from_where_it_stopped() {
-    // Black to move loses: "Black wins?" is disproved in about 8,000 nodes, and White's
-    // defence takes about 16,000 more, so 12,000 stop it half-written.
+    // Black to move loses: "Black wins?" is disproved in about 4,500 nodes, and White's
+    // defence takes about 10,000 more, so 6,000 stop it half-written.
     let fen = "9/B8/9/6W1W/9 b";
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-defence");
     let _ = std::fs::remove_dir_all(&dir);
@@ -1026,7 +1026,7 @@ fn a_defence_stopped_half_written_goes_on_from_where_it_stopped() {
         ];
         vato_solve(&[&common[..], &["--checkpoint", checkpoint], extra].concat())
     };
-    let (ok, stopped, error) = ask(file, &["--nodes", "12000"]);
+    let (ok, stopped, error) = ask(file, &["--nodes", "6000"]);
     assert!(ok && stopped.starts_with("unknown "), "{stopped}{error}");
     assert!(!stopped.contains("proven: "), "{stopped}");
     assert!(saved.exists(), "the defence is saved when the run stops");
@@ -1057,7 +1057,7 @@ fn a_defence_stopped_half_written_goes_on_from_where_it_stopped() {
     );
 
     // A damaged saved defence: one line, and the defence is written afresh.
-    let (ok, _, _) = ask(file, &["--nodes", "12000"]);
+    let (ok, _, _) = ask(file, &["--nodes", "6000"]);
     assert!(ok && saved.exists());
     let mut damaged = whole_bytes;
     let middle = damaged.len() / 2;

@@ -13,6 +13,7 @@ use super::stored::StoredResults;
 use super::strategy::{ClosedDefence, Guarantee, Strategy};
 use super::table::{FINITE_MAX, INFINITE, ProofTable};
 use super::verdict::Verdict;
+use crate::engine::evaluate::evaluate;
 use crate::rules::Rules;
 use crate::rules::movegen::has_legal_turn;
 use crate::rules::notation::spell_turn;
@@ -269,6 +270,9 @@ pub(super) struct Search<'a> {
     /// The owner's placements in a defence the writer left unfinished (see
     /// [`Answer::defended`]).
     pub(super) defended: Vec<u64>,
+    /// Whether a node's children are searched in the order of their evaluation (always,
+    /// but for the test that measures it).
+    order_by_evaluation: bool,
 }
 
 /// A child of an expanded node: its position and, when it is decided without search
@@ -543,6 +547,14 @@ impl Search<'_> {
                 store.prefetch(child.position.key());
             }
         }
+        // The mover's most promising turns first, by the static evaluation of the child
+        // (its mover's score, so the least first): every new child starts at (1, 1), and
+        // of equal numbers the first is searched, so this order is where the search goes
+        // first. In long quiet wins it finds the way that the generator's order misses
+        // (docs/experiments.md).
+        if self.order_by_evaluation {
+            children.sort_by_cached_key(|child| evaluate(&child.position));
+        }
         for child in &mut children {
             if let Some((numbers, low)) = self.leaf_and_low(&child.position) {
                 child.fixed = Some(numbers);
@@ -783,6 +795,7 @@ impl<'a> Search<'a> {
             strategy_checkpoint: None,
             closed: None,
             defended: Vec::new(),
+            order_by_evaluation: true,
         })
     }
 
@@ -923,6 +936,73 @@ mod tests {
         resumed.save(checkpoint);
         assert_ne!(std::fs::read(&path).unwrap(), b"left alone");
         std::fs::remove_dir_all(dir).unwrap();
+    }
+}
+
+#[cfg(test)]
+mod order {
+    use super::*;
+    use crate::solve::sample::random_positions;
+    use crate::solve::test_tables::TestTables;
+    use std::sync::atomic::AtomicBool;
+
+    /// Over the 4-stone tables, positions of three stones against two searched with a
+    /// small budget: in the evaluation's order df-pn decides more questions than in the
+    /// generator's, and those both decide in fewer nodes (measured: 566 and 564 of 600,
+    /// 30,002 nodes and 38,882); every proof agrees with the 5-stone tables.
+    #[test]
+    fn the_evaluations_order_decides_more_in_fewer_nodes() {
+        const NODES: u64 = 4096;
+        let rules = Rules::default();
+        let tables = TestTables::build("order", rules, 5);
+        let (truth, leaves) = (&tables.all, &tables.leaves);
+        let stop = AtomicBool::new(false);
+        let budget = Budget {
+            nodes: Some(NODES),
+            ..Budget::until(&stop)
+        };
+        // For each order: questions decided, and nodes on those both decide.
+        let mut decided = [0usize; 2];
+        let mut nodes = [0u64; 2];
+        for root in random_positions(&rules, &[(3, 2), (2, 3)], 300, 3) {
+            for prover in [Color::White, Color::Black] {
+                let query = Query { prover };
+                let run = |ordered: bool| {
+                    let mut search = Search::new(&root, rules, Some(leaves), query, budget, true)
+                        .expect("no checkpoint");
+                    search.order_by_evaluation = ordered;
+                    let (phi, delta, _) = search.expand(&root, INFINITE, INFINITE);
+                    let value = (phi == 0 || delta == 0).then_some(phi == 0);
+                    (value, search.nodes)
+                };
+                let runs = [run(false), run(true)];
+                let mover = root.side_to_move();
+                let truly =
+                    Guarantee::Win.kept_by(truth.probe_outcome(&root).unwrap(), mover, prover);
+                for (i, (value, _)) in runs.iter().enumerate() {
+                    if let Some(mover_reached_goal) = *value {
+                        // Values may rest on a repetition; only proofs are compared.
+                        if mover_reached_goal == (mover == prover) {
+                            assert!(
+                                truly,
+                                "{root}: {} wins? proved, and it does not win",
+                                prover.name()
+                            );
+                        }
+                        decided[i] += 1;
+                    }
+                }
+                if runs.iter().all(|(value, _)| value.is_some()) {
+                    nodes[0] += runs[0].1;
+                    nodes[1] += runs[1].1;
+                }
+            }
+        }
+        eprintln!(
+            "decided {decided:?} in the generator's and the evaluation's order; nodes {nodes:?}"
+        );
+        assert!(decided[1] > decided[0], "decided {decided:?}");
+        assert!(nodes[1] < nodes[0], "nodes {nodes:?}");
     }
 }
 

@@ -865,6 +865,16 @@ impl<'a> Search<'a> {
         self.started = Instant::now();
         self.budget.nodes = self.budget.nodes.map(|n| self.nodes.saturating_add(n));
     }
+
+    /// As [`Search::budget_for_strategy`], for the defence of a question the search left
+    /// open (see `one_question`): as many nodes again, and `time` when given.
+    pub(super) fn budget_for_open_defence(&mut self, time: Option<Duration>) {
+        self.aborted = false;
+        self.budget_for_strategy();
+        if time.is_some() {
+            self.budget.time = time;
+        }
+    }
 }
 
 #[cfg(test)]

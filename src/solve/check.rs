@@ -3,7 +3,7 @@
 //! position of the tables. Only the rules, the tables and the file are trusted.
 
 use super::certificate::Certificate;
-use super::strategy::Guarantee;
+use super::strategy::{Guarantee, Strategy};
 use super::verdict::Verdict;
 use crate::rules::Rules;
 use crate::rules::movegen::has_legal_turn;
@@ -118,6 +118,26 @@ pub(super) fn ordered_turns(position: &Position, rules: &Rules) -> Vec<Turn> {
     turns.sort_unstable_by_key(|turn| turn.key());
     turns.dedup_by_key(|turn| turn.key());
     turns
+}
+
+/// Whether `strategy` keeps its guarantee from `root`, followed as [`check`] follows it,
+/// with `tables` settling the positions it leaves to them.
+pub(super) fn confirms(
+    root: &Position,
+    rules: &Rules,
+    tables: Option<&Tablebase>,
+    strategy: &Strategy,
+) -> bool {
+    let turn_of = ByKey(|key| strategy.turn(key));
+    follow(
+        root,
+        rules,
+        tables,
+        strategy.owner,
+        strategy.guarantee,
+        turn_of,
+    )
+    .is_ok()
 }
 
 /// Follows every line of the strategy of `owner` whose turns `chooser` gives, from

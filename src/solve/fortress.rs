@@ -39,7 +39,7 @@
 //! capture into a position no table holds was counted for the attacker, which would
 //! fail there).
 
-use super::check::{ByKey, follow};
+use super::check::confirms;
 use super::strategy::{Guarantee, Strategy};
 use crate::rules::Rules;
 use crate::rules::bitboard::Bitboard;
@@ -149,7 +149,9 @@ pub(super) fn defence(
         let parents = game.parents();
         let won = game.attackers_wins(&parents, false);
         if !won.is_won(0) {
-            let strategy = game.strategy(&won).filter(|s| game.confirms(root, s));
+            let strategy = game
+                .strategy(&won)
+                .filter(|s| confirms(root, &rules, tables, s));
             return match strategy {
                 Some(strategy) => Found::Holds {
                     strategy,
@@ -168,7 +170,7 @@ pub(super) fn defence(
         drop(parents);
         if won_anyway.is_won(0)
             && let Some(strategy) = game.attackers_strategy(&won_anyway)
-            && game.confirms(root, &strategy)
+            && confirms(root, &rules, tables, &strategy)
         {
             return Found::Falls {
                 strategy,
@@ -725,21 +727,6 @@ impl<'a> Game<'a> {
         strategy.turns.sort_unstable_by_key(|&(key, _)| key);
         strategy.turns.dedup_by_key(|&mut (key, _)| key);
         Some(strategy)
-    }
-
-    /// Whether `strategy` proves its guarantee from `root`, followed as the proof checker
-    /// follows it, with the game's tables.
-    fn confirms(&self, root: &Position, strategy: &Strategy) -> bool {
-        let turn_of = ByKey(|key| strategy.turn(key));
-        follow(
-            root,
-            &self.rules,
-            self.tables,
-            strategy.owner,
-            strategy.guarantee,
-            turn_of,
-        )
-        .is_ok()
     }
 
     /// The defender's strategy over the positions it reaches from the root, staying out

@@ -1,10 +1,9 @@
 //! One binary question answered by df-pn and confirmed: a disproof by the defence
 //! written down as a strategy, a proof (when asked for) by the prover's.
 
-use super::check::{ByKey, follow};
+use super::check::confirms;
 use super::dfpn::{Answer, Budget, Method, Proof, Query, Search};
 use super::fortress;
-use super::strategy::Strategy;
 use super::table::{INFINITE, ProofTable};
 use crate::rules::Rules;
 use crate::rules::position::{Color, Position};
@@ -195,7 +194,7 @@ fn from_open_defence(
             "not finished"
         }
     );
-    let found = match written.filter(|strategy| confirms(root, rules, tables, strategy)) {
+    let found = match written.filter(|strategy| confirms(root, &rules, tables, strategy)) {
         Some(strategy) => fortress::Found::Holds {
             strategy,
             positions: 0,
@@ -204,26 +203,6 @@ fn from_open_defence(
         None => fortress::defence(root, rules, tables, defender, &seed, limits),
     };
     (found, writer_nodes)
-}
-
-/// Whether `strategy` keeps its guarantee from `root`, followed as the proof checker
-/// follows it.
-fn confirms(
-    root: &Position,
-    rules: Rules,
-    tables: Option<&Tablebase>,
-    strategy: &Strategy,
-) -> bool {
-    let turn_of = ByKey(|key| strategy.turn(key));
-    follow(
-        root,
-        &rules,
-        tables,
-        strategy.owner,
-        strategy.guarantee,
-        turn_of,
-    )
-    .is_ok()
 }
 
 /// [`answer`] by df-pn alone; with `keep_open`, the search too when it leaves the

@@ -7,13 +7,13 @@
 //! soon as another child becomes more promising.
 
 use super::checkpoint::{Checkpoint, Owner, load, save};
+use super::evaluation_cache::EvaluationCache;
 use super::forced::ForcedDefences;
 use super::fortress;
 use super::stored::StoredResults;
 use super::strategy::{ClosedDefence, Guarantee, Strategy};
 use super::table::{FINITE_MAX, INFINITE, ProofTable};
 use super::verdict::Verdict;
-use crate::engine::evaluate::evaluate;
 use crate::rules::Rules;
 use crate::rules::movegen::has_legal_turn;
 use crate::rules::notation::spell_turn;
@@ -23,6 +23,9 @@ use crate::tablebase::{Outcome, Tablebase, Value};
 use anyhow::{Result, bail};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// The turns a node's list has room for before it grows.
+const TURNS_AT_ONCE: usize = 64;
 
 /// The longest path searched; deeper nodes count as draws, like repetitions.
 const MAX_PATH: usize = 4_000;
@@ -273,6 +276,8 @@ pub(super) struct Search<'a> {
     /// Whether a node's children are searched in the order of their evaluation (always,
     /// but for the test that measures it).
     order_by_evaluation: bool,
+    /// The children's evaluations, for the nodes searched again.
+    evaluations: EvaluationCache,
 }
 
 /// A child of an expanded node: its position and, when it is decided without search
@@ -531,7 +536,9 @@ impl Search<'_> {
         self.nodes += 1;
         let start_nodes = self.nodes;
         let depth = self.path.len();
-        let mut turns = Vec::new();
+        // Room for the turns of most positions at once: growing the list as the
+        // generator fills it cost more than the generator did.
+        let mut turns = Vec::with_capacity(TURNS_AT_ONCE);
         self.rules.turn_rules().generate(position, &mut turns);
         self.path.push(position.key());
         let mut children: Vec<Child> = turns
@@ -547,19 +554,24 @@ impl Search<'_> {
                 store.prefetch(child.position.key());
             }
         }
-        // The mover's most promising turns first, by the static evaluation of the child
-        // (its mover's score, so the least first): every new child starts at (1, 1), and
-        // of equal numbers the first is searched, so this order is where the search goes
-        // first. In long quiet wins it finds the way that the generator's order misses
-        // (docs/experiments.md).
-        if self.order_by_evaluation {
-            children.sort_by_cached_key(|child| evaluate(&child.position));
-        }
         for child in &mut children {
             if let Some((numbers, low)) = self.leaf_and_low(&child.position) {
                 child.fixed = Some(numbers);
                 child.low = low;
             }
+        }
+        // The mover's most promising turns first, by the static evaluation of the child
+        // (its mover's score, so the least first): every new child starts at (1, 1), and
+        // of equal numbers the first is searched, so this order is where the search goes
+        // first. In long quiet wins it finds the way that the generator's order misses
+        // (docs/experiments.md). A settled child is never chosen for its place (a goal
+        // reached settles the node, and a goal missed is never the least), so it is not
+        // evaluated, and the others keep their order.
+        if self.order_by_evaluation {
+            children.sort_by_cached_key(|child| match child.fixed {
+                Some(_) => i32::MIN,
+                None => self.evaluations.evaluate(&child.position),
+            });
         }
         let (mut phi, mut delta);
         let mut just_searched: Option<(usize, (u32, u32))> = None;
@@ -796,6 +808,7 @@ impl<'a> Search<'a> {
             closed: None,
             defended: Vec::new(),
             order_by_evaluation: true,
+            evaluations: EvaluationCache::new(),
         })
     }
 

@@ -25,6 +25,7 @@ mod compact_proof;
 mod compaction;
 mod defence;
 mod dfpn;
+mod evaluation_cache;
 mod extract;
 mod forced;
 mod fortress;

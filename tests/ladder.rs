@@ -257,6 +257,7 @@ fn the_easiest_rung_is_proved_and_its_proof_checked() {
         strategy_mb: None,
         forced: None,
         fortress: Some(Budget::fortress_positions(64, None)),
+        engine: None,
         checkpoint: None,
         proof: true,
         threads: 1,

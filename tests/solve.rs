@@ -81,6 +81,7 @@ fn check_by(method: Method, board: Board, stones: usize, leaves: usize, per_laye
         strategy_mb: None,
         forced: None,
         fortress: Some(Budget::fortress_positions(64, None)),
+        engine: None,
         checkpoint: None,
         proof: true,
         threads: 1,
@@ -581,6 +582,7 @@ fn two_threads_give_the_values_of_one() {
         strategy_mb: None,
         forced: None,
         fortress: Some(Budget::fortress_positions(64, None)),
+        engine: None,
         checkpoint: None,
         proof: false,
         threads,
@@ -744,6 +746,48 @@ fn quiet_draws_are_held_by_a_fortress() {
     assert!(ok, "{checked}{error}");
 }
 
+/// A long win that df-pn and the fortress leave open within 5,000 nodes is won along the
+/// engine's own choices, and the checker accepts the proof; `--engine-depth 0` leaves it
+/// open, and a depth out of range is refused in one line.
+#[test]
+fn a_long_win_is_found_along_the_engines_choices() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-engine-win");
+    let _ = std::fs::remove_dir_all(&dir);
+    build(&dir, 4, &rules_on(Board::Tsivy), 2, Progress::Quiet).expect("tables build");
+    let proof = dir.join("engine.proof");
+    let solve = |extra: &[&str]| {
+        let common = [
+            "--tablebase-path",
+            dir.to_str().unwrap(),
+            "--tablebase-stones",
+            "3",
+            "--fen",
+            "9/W8/9/1W6B/W8 w",
+            "--nodes",
+            "5000",
+            "--no-store",
+        ];
+        vato_solve(&[&common[..], extra].concat())
+    };
+    let (ok, answer, error) = solve(&["--engine-depth", "0"]);
+    assert!(ok && answer.starts_with("unknown "), "{answer}{error}");
+    let (ok, answer, error) = solve(&["--proof", proof.to_str().unwrap()]);
+    assert!(ok && answer.starts_with("win "), "{answer}{error}");
+    let (ok, checked, error) = vato_solve(&[
+        "--tablebase-path",
+        dir.to_str().unwrap(),
+        "--check",
+        proof.to_str().unwrap(),
+    ]);
+    assert!(ok, "{checked}{error}");
+    let (ok, answer, error) = solve(&["--engine-depth", "65"]);
+    assert!(!ok && answer.is_empty(), "{answer}");
+    assert!(
+        error.contains("invalid value '65' for '--engine-depth"),
+        "{error}"
+    );
+}
+
 /// A copy of the tables in `full`, in a fresh folder `name`, without the files whose names
 /// start with `left_out`: a set that lacks a layer.
 fn copy_without(full: &Path, name: &str, left_out: &str) -> PathBuf {
@@ -870,6 +914,7 @@ fn a_guide_decides_more_and_the_proof_rests_on_the_smaller_tables() {
         strategy_mb: None,
         forced: None,
         fortress: Some(Budget::fortress_positions(64, None)),
+        engine: None,
         checkpoint: None,
         proof: true,
         threads: 1,
@@ -970,6 +1015,7 @@ fn false_draws_from_repetitions_on_other_lines_are_caught() {
         strategy_mb: None,
         forced: None,
         fortress: Some(Budget::fortress_positions(64, None)),
+        engine: None,
         checkpoint: None,
         proof: true,
         threads: 1,

@@ -1388,6 +1388,7 @@ fn solve_line(
         guide: None,
         forced: None,
         fortress: Some(Budget::fortress_positions(SOLVE_TABLE_MB, None)),
+        engine: None,
     };
     let solved = match solve_on_own_stack(position, rules, tables, budget) {
         Ok(solved) => solved,

@@ -5,6 +5,7 @@ use super::check::{Checked, check, tables_suffice};
 use super::checkpoint::Checkpoint;
 use super::compaction::compact_store;
 use super::dfpn::{Budget, Method};
+use super::engine_win::EngineGuide;
 use super::forced::ForcedDefences;
 use super::mapped_store::MappedStore;
 use super::proof_file::ProofFile;
@@ -26,6 +27,7 @@ use crate::tablebase::{
 use anyhow::{Context, Result, bail};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
@@ -113,6 +115,13 @@ pub struct SolveArgs {
     /// draws df-pn goes round).
     #[arg(long)]
     no_fortress: bool,
+    /// With --method dfpn: when df-pn and the fortress leave a question open, follow the
+    /// engine's choices, each a search of this depth, against every turn of the other
+    /// side, and keep the win they make when the checker confirms it (long quiet wins
+    /// that df-pn goes round); 0: not tried. The walk takes at most a sixteenth of
+    /// --nodes positions.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(0..=64))]
+    engine_depth: u32,
     /// With --method graph: the nodes of each new position's df-pn search.
     #[arg(long, default_value_t = 10_000)]
     leaf_nodes: u64,
@@ -193,6 +202,20 @@ impl SolveArgs {
         (!self.no_fortress).then(|| {
             Budget::fortress_positions(self.strategy_memory.unwrap_or(self.memory), self.nodes)
         })
+    }
+
+    /// The engine whose choices a question left open follows (see `--engine-depth`), with
+    /// the tables of up to `stones` stones: `None` when switched off, or with a method
+    /// other than df-pn.
+    fn engine_guide(&self, rules: Rules, stones: usize) -> Result<Option<EngineGuide>> {
+        if self.engine_depth == 0 || self.method() != Method::DepthFirst {
+            return Ok(None);
+        }
+        Ok(Some(EngineGuide {
+            tables: open_tables_of(self, rules, stones)?.map(Arc::new),
+            network: Some(crate::engine::nnue::embedded()),
+            depth: self.engine_depth,
+        }))
     }
 
     /// The search method the arguments ask for.
@@ -576,6 +599,7 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
     let dir = table_dir(args).expect("the tables were found there");
     let leaves = Tablebase::open(&dir, rules, stones - 1)?;
     let guide = open_guide(args, rules, Some(&leaves))?;
+    let engine = args.engine_guide(rules, stones - 1)?;
     let guided = guide
         .as_ref()
         .map(|guide| format!(" guided by {}", guide.max_stones()))
@@ -595,6 +619,7 @@ fn sample_positions(args: &SolveArgs, count: usize, out: &mut impl Write) -> Res
         guide: guide.as_ref(),
         forced: None,
         fortress: args.fortress_positions(),
+        engine: engine.as_ref(),
     };
     let started = Instant::now();
     // A set built one layer pair at a time may hold only some layers of the largest count:
@@ -703,6 +728,7 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
     };
     let tables = open_tables(&args, rules)?;
     let guide = open_guide(&args, rules, tables.as_ref())?;
+    let engine = args.engine_guide(rules, args.tablebase_stones)?;
     let forced = match &args.forced_from {
         Some(path) => Some(ForcedDefences::load(path, &rules).context("bad --forced-from")?),
         None => None,
@@ -727,6 +753,7 @@ pub fn run_cli(args: SolveArgs, out: &mut impl Write) -> Result<()> {
         guide: guide.as_ref(),
         forced: forced.as_ref(),
         fortress: args.fortress_positions(),
+        engine: engine.as_ref(),
     };
     if let Some(files) = &args.combine {
         let children = read_shard_lines(files, &root, &rules)?;

@@ -7,6 +7,7 @@
 //! soon as another child becomes more promising.
 
 use super::checkpoint::{Checkpoint, Owner, load, save};
+use super::engine_win::EngineGuide;
 use super::evaluation_cache::EvaluationCache;
 use super::forced::ForcedDefences;
 use super::fortress;
@@ -90,6 +91,9 @@ pub struct Budget<'a> {
     /// with a question open (see `fortress` and [`Budget::fortress_positions`]); `None`:
     /// df-pn alone.
     pub fortress: Option<usize>,
+    /// With df-pn: the engine whose choices are followed when df-pn and the fortress
+    /// leave a question open (see `engine_win`); `None`: not tried.
+    pub engine: Option<&'a EngineGuide>,
 }
 
 impl<'a> Budget<'a> {
@@ -110,7 +114,17 @@ impl<'a> Budget<'a> {
             guide: None,
             forced: None,
             fortress: Some(Budget::fortress_positions(64, None)),
+            engine: None,
         }
+    }
+
+    /// The most positions the walk along the engine's choices takes: a sixteenth of a
+    /// node limit (each position walked costs an engine search of thousands of nodes
+    /// where the prover is to move), and what fits in the memory for writing a strategy
+    /// down, about 64 bytes a position.
+    pub(super) fn engine_positions(&self) -> u64 {
+        let memory = (self.strategy_megabytes() as u64) << 14;
+        self.nodes.map_or(memory, |nodes| memory.min(nodes / 16))
     }
 
     /// The most positions of a fortress: what fits in `megabytes` (the memory for

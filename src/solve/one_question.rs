@@ -3,6 +3,7 @@
 
 use super::check::confirms;
 use super::dfpn::{Answer, Budget, Method, Proof, Query, Search};
+use super::engine_win;
 use super::fortress;
 use super::table::{INFINITE, ProofTable};
 use crate::rules::Rules;
@@ -46,7 +47,9 @@ const OPEN_DEFENCE_SHARE_OF_TIME: f64 = 0.125;
 /// placement alone settles: docs/experiments.md.) Each fortress gathers at most the
 /// positions `budget.fortress` says (they count as nodes), within the time and the stop
 /// left. With a time limit, df-pn has `SEARCH_SHARE_OF_TIME` of it, so that the fortress
-/// has some.
+/// has some. A question still open after all that, with `budget.engine`, is tried along
+/// the engine's own choices (see `engine_win`), within what is left of the time; the win
+/// found is kept when the checker's walk confirms it.
 pub fn answer(
     root: &Position,
     rules: Rules,
@@ -99,6 +102,66 @@ pub fn answer(
             from_open_defence(root, rules, tables, defender, search, writer_time, limits);
         found = again;
         nodes += writer_nodes;
+    }
+    if let (fortress::Found::Open { positions }, Some(guide)) = (&found, budget.engine)
+        && !limits.stop.load(Ordering::Relaxed)
+        && limits
+            .deadline
+            .is_none_or(|deadline| Instant::now() < deadline)
+    {
+        nodes += positions;
+        let walk_limits = engine_win::Limits {
+            positions: budget.engine_positions(),
+            stop: limits.stop,
+            deadline: limits.deadline,
+        };
+        match engine_win::win(root, rules, tables, query.prover, guide, walk_limits) {
+            engine_win::Found::Win {
+                strategy,
+                positions,
+                engine_nodes,
+            } => {
+                let confirmed = confirms(root, &rules, tables, &strategy);
+                tracing::debug!(
+                    "{} wins? the engine's choices win: {positions} positions, {engine_nodes} \
+                     nodes of the engine, a strategy of {} turns{}",
+                    query.prover.name(),
+                    strategy.turns.len(),
+                    if confirmed {
+                        ""
+                    } else {
+                        ", which the checker refuses"
+                    }
+                );
+                nodes += positions + engine_nodes;
+                if confirmed {
+                    return Ok(Answer {
+                        proof: Proof::Proved(
+                            (root.side_to_move() == query.prover)
+                                .then(|| strategy.turn(root.key()))
+                                .flatten(),
+                        ),
+                        nodes,
+                        strategy: Some(strategy),
+                        numbers: (0, INFINITE),
+                        closed: searched.closed,
+                        defended: Vec::new(),
+                    });
+                }
+            }
+            engine_win::Found::Open {
+                positions,
+                engine_nodes,
+            } => {
+                tracing::debug!(
+                    "{} wins? the engine's choices do not win within {positions} positions \
+                     ({engine_nodes} nodes of the engine)",
+                    query.prover.name()
+                );
+                nodes += positions + engine_nodes;
+            }
+        }
+        found = fortress::Found::Open { positions: 0 };
     }
     Ok(match found {
         fortress::Found::Holds { .. } if unwritten_win => {

@@ -32,6 +32,14 @@ impl TestTables {
     }
 }
 
+impl TestTables {
+    /// The leaves opened once more, for an engine that probes them while a search holds
+    /// the first ones.
+    pub fn leaves_again(&self, rules: Rules) -> Tablebase {
+        Tablebase::open(&self.dir, rules, self.leaves.max_stones()).unwrap()
+    }
+}
+
 impl Drop for TestTables {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);

@@ -39,6 +39,53 @@ fn tables_dir(board: Board) -> &'static PathBuf {
     })
 }
 
+/// The Fanoron-Tsivy tables of up to 4 stones, built once for the tests that solve
+/// 4-stone positions over those of 3.
+fn four_stone_tables() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-four");
+        let _ = std::fs::remove_dir_all(&dir);
+        build(&dir, 4, &rules_on(Board::Tsivy), 2, Progress::Quiet).expect("tables build");
+        dir
+    })
+}
+
+/// `vato solve` of `fen` over the 3-stone tables of [`four_stone_tables`] with `nodes`
+/// nodes and no store, `extra` added.
+fn solve_over_three(fen: &str, nodes: &str, extra: &[&str]) -> (bool, String, String) {
+    let common = [
+        "--tablebase-path",
+        four_stone_tables().to_str().unwrap(),
+        "--tablebase-stones",
+        "3",
+        "--fen",
+        fen,
+        "--nodes",
+        nodes,
+        "--no-store",
+    ];
+    vato_solve(&[&common[..], extra].concat())
+}
+
+/// A long win of `fen` that `without` (extra options) leaves open within `nodes` nodes
+/// is decided as `value` by the default solver, and its proof passes `--check`.
+fn long_win_proved_and_checked(fen: &str, nodes: &str, without: &[&str], value: &str, file: &str) {
+    let dir = four_stone_tables();
+    let proof = dir.join(file);
+    let (ok, answer, error) = solve_over_three(fen, nodes, without);
+    assert!(ok && answer.starts_with("unknown "), "{answer}{error}");
+    let (ok, answer, error) = solve_over_three(fen, nodes, &["--proof", proof.to_str().unwrap()]);
+    assert!(ok && answer.starts_with(value), "{answer}{error}");
+    let (ok, checked, error) = vato_solve(&[
+        "--tablebase-path",
+        dir.to_str().unwrap(),
+        "--check",
+        proof.to_str().unwrap(),
+    ]);
+    assert!(ok, "{checked}{error}");
+}
+
 /// Positions of `stones` stones spread over every layer, `per_layer` from each, picked by
 /// a fixed stride, with both sides able to play.
 fn sample(board: Board, stones: usize, per_layer: u64) -> Vec<Position> {
@@ -691,9 +738,7 @@ fn a_sample_counts_the_positions_it_has_solved() {
 /// falls proves the attacker's win.
 #[test]
 fn quiet_draws_are_held_by_a_fortress() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-four");
-    let _ = std::fs::remove_dir_all(&dir);
-    build(&dir, 4, &rules_on(Board::Tsivy), 2, Progress::Quiet).expect("tables build");
+    let dir = four_stone_tables();
     let sample = |extra: &[&str]| {
         let common = [
             "--tablebase-path",
@@ -731,32 +776,13 @@ fn quiet_draws_are_held_by_a_fortress() {
 
     // A long win that df-pn leaves open at 200,000 nodes: the loser's fortress falls
     // where its every way out counts for the winner, and that is the proof, checked.
-    let proof = dir.join("fallen.proof");
-    let solve = |extra: &[&str]| {
-        let common = [
-            "--tablebase-path",
-            dir.to_str().unwrap(),
-            "--tablebase-stones",
-            "3",
-            "--fen",
-            "9/3B4W/9/1B7/3W5 w",
-            "--nodes",
-            "200000",
-            "--no-store",
-        ];
-        vato_solve(&[&common[..], extra].concat())
-    };
-    let (ok, answer, error) = solve(&["--no-fortress"]);
-    assert!(ok && answer.starts_with("unknown "), "{answer}{error}");
-    let (ok, answer, error) = solve(&["--proof", proof.to_str().unwrap()]);
-    assert!(ok && answer.starts_with("loss "), "{answer}{error}");
-    let (ok, checked, error) = vato_solve(&[
-        "--tablebase-path",
-        dir.to_str().unwrap(),
-        "--check",
-        proof.to_str().unwrap(),
-    ]);
-    assert!(ok, "{checked}{error}");
+    long_win_proved_and_checked(
+        "9/3B4W/9/1B7/3W5 w",
+        "200000",
+        &["--no-fortress"],
+        "loss ",
+        "fallen.proof",
+    );
 }
 
 /// A long win that df-pn and the fortress leave open within 5,000 nodes is won along the
@@ -764,36 +790,15 @@ fn quiet_draws_are_held_by_a_fortress() {
 /// open, and a depth out of range is refused in one line.
 #[test]
 fn a_long_win_is_found_along_the_engines_choices() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-engine-win");
-    let _ = std::fs::remove_dir_all(&dir);
-    build(&dir, 4, &rules_on(Board::Tsivy), 2, Progress::Quiet).expect("tables build");
-    let proof = dir.join("engine.proof");
-    let solve = |extra: &[&str]| {
-        let common = [
-            "--tablebase-path",
-            dir.to_str().unwrap(),
-            "--tablebase-stones",
-            "3",
-            "--fen",
-            "9/W8/9/1W6B/W8 w",
-            "--nodes",
-            "5000",
-            "--no-store",
-        ];
-        vato_solve(&[&common[..], extra].concat())
-    };
-    let (ok, answer, error) = solve(&["--engine-depth", "0"]);
-    assert!(ok && answer.starts_with("unknown "), "{answer}{error}");
-    let (ok, answer, error) = solve(&["--proof", proof.to_str().unwrap()]);
-    assert!(ok && answer.starts_with("win "), "{answer}{error}");
-    let (ok, checked, error) = vato_solve(&[
-        "--tablebase-path",
-        dir.to_str().unwrap(),
-        "--check",
-        proof.to_str().unwrap(),
-    ]);
-    assert!(ok, "{checked}{error}");
-    let (ok, answer, error) = solve(&["--engine-depth", "65"]);
+    let fen = "9/W8/9/1W6B/W8 w";
+    long_win_proved_and_checked(
+        fen,
+        "5000",
+        &["--engine-depth", "0"],
+        "win ",
+        "engine.proof",
+    );
+    let (ok, answer, error) = solve_over_three(fen, "5000", &["--engine-depth", "65"]);
     assert!(!ok && answer.is_empty(), "{answer}");
     assert!(
         error.contains("invalid value '65' for '--engine-depth"),

@@ -63,8 +63,10 @@ pub fn tables_suffice(table_stones: u8, tables: Option<&Tablebase>) -> Result<()
     Ok(())
 }
 
-/// The value of a position that needs no strategy: a finished game, or the tables'.
-fn settled(position: &Position, tables: Option<&Tablebase>) -> Option<Outcome> {
+/// The value of a position that needs no strategy, for its side to move: a finished game
+/// (lost without stones or without a legal turn, won when the other side has no stones),
+/// or the tables'.
+pub(super) fn settled(position: &Position, tables: Option<&Tablebase>) -> Option<Outcome> {
     if position.us().is_empty() || !has_legal_turn(position) {
         Some(Outcome::Loss)
     } else if position.them().is_empty() {

@@ -6,6 +6,7 @@
 //! threshold; the most promising child gets thresholds that send the search back up as
 //! soon as another child becomes more promising.
 
+use super::check::settled;
 use super::checkpoint::{Checkpoint, Owner, load, save};
 use super::engine_win::EngineGuide;
 use super::evaluation_cache::EvaluationCache;
@@ -16,7 +17,6 @@ use super::strategy::{ClosedDefence, Guarantee, Strategy};
 use super::table::{FINITE_MAX, INFINITE, ProofTable};
 use super::verdict::Verdict;
 use crate::rules::Rules;
-use crate::rules::movegen::has_legal_turn;
 use crate::rules::notation::spell_turn;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
@@ -330,25 +330,10 @@ impl Search<'_> {
         }
     }
 
-    /// The value of a finished game for its side to move: lost without stones or without
-    /// a legal turn, won when the other side has no stones.
-    fn game_end(position: &Position) -> Option<Outcome> {
-        if position.us().is_empty() || !has_legal_turn(position) {
-            Some(Outcome::Loss)
-        } else if position.them().is_empty() {
-            Some(Outcome::Win)
-        } else {
-            None
-        }
-    }
-
     /// The value of a position settled whatever the path: the end of the game, or the
     /// tables' value.
     pub(super) fn settled(&self, position: &Position) -> Option<Outcome> {
-        Search::game_end(position).or_else(|| {
-            self.tables
-                .and_then(|tables| tables.probe_outcome(position))
-        })
+        settled(position, self.tables)
     }
 
     /// Whether `owner` keeps `guarantee` from `position` without a search: by the end of
@@ -456,7 +441,7 @@ impl Search<'_> {
                     .achieves(position.key(), self.prover, Guarantee::Win)?;
             Some(Search::decided(prover_wins == mover_is_prover))
         };
-        let end = Search::game_end(position);
+        let end = settled(position, None);
         if end.is_none() {
             if let Some(numbers) = stored() {
                 return Some((numbers, INDEPENDENT));

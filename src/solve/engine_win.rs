@@ -14,15 +14,15 @@
 //! failure only when no repetition or limit of this path caused it. What is found is a
 //! [`Strategy`], which the caller confirms with the checker like any other.
 
+use super::check::settled;
 use super::strategy::{Guarantee, Strategy};
 use crate::engine::nnue::Network;
 use crate::engine::search::{Limits as SearchLimits, SearchRequest, Signals, search};
 use crate::engine::tt::TranspositionTable;
 use crate::rules::Rules;
-use crate::rules::movegen::has_legal_turn;
 use crate::rules::position::{Color, Position};
 use crate::rules::turn::Turn;
-use crate::tablebase::{Outcome, Tablebase};
+use crate::tablebase::Tablebase;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -174,15 +174,8 @@ impl Walk<'_> {
     /// Whether the prover wins a position decided without search: the end of the game or
     /// the tables' value.
     fn settled(&self, position: &Position) -> Option<bool> {
-        let outcome = if position.us().is_empty() || !has_legal_turn(position) {
-            Some(Outcome::Loss)
-        } else if position.them().is_empty() {
-            Some(Outcome::Win)
-        } else {
-            self.tables
-                .and_then(|tables| tables.probe_outcome(position))
-        };
-        outcome.map(|outcome| Guarantee::Win.kept_by(outcome, position.side_to_move(), self.prover))
+        settled(position, self.tables)
+            .map(|outcome| Guarantee::Win.kept_by(outcome, position.side_to_move(), self.prover))
     }
 
     fn out_of_limits(&self) -> bool {

@@ -39,7 +39,7 @@
 //! capture into a position no table holds was counted for the attacker, which would
 //! fail there).
 
-use super::check::confirms;
+use super::check::{confirms, settled};
 use super::strategy::{Guarantee, Strategy};
 use crate::rules::Rules;
 use crate::rules::bitboard::Bitboard;
@@ -391,13 +391,7 @@ impl<'a> Game<'a> {
 
     /// The value of a finished game or a table's position, for its side to move.
     fn settled(&self, position: &Position) -> Option<Outcome> {
-        if position.us().is_empty() || !has_legal_turn(position) {
-            Some(Outcome::Loss)
-        } else if position.them().is_empty() {
-            Some(Outcome::Win)
-        } else {
-            self.tables?.probe_outcome(position)
-        }
+        settled(position, self.tables)
     }
 
     /// A position whose side to move must capture, settled at once from what its

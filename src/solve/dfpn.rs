@@ -8,7 +8,7 @@
 
 use super::check::settled;
 use super::checkpoint::{Checkpoint, Owner, load, save};
-use super::engine_win::EngineGuide;
+use super::engine_win::{self, EngineGuide};
 use super::evaluation_cache::EvaluationCache;
 use super::forced::ForcedDefences;
 use super::fortress;
@@ -121,9 +121,9 @@ impl<'a> Budget<'a> {
     /// The most positions the walk along the engine's choices takes: a sixteenth of a
     /// node limit (each position walked costs an engine search of thousands of nodes
     /// where the prover is to move), and what fits in the memory for writing a strategy
-    /// down, about 64 bytes a position.
+    /// down.
     pub(super) fn engine_positions(&self) -> u64 {
-        let memory = (self.strategy_megabytes() as u64) << 14;
+        let memory = ((self.strategy_megabytes() as u64) << 20) / engine_win::BYTES_PER_POSITION;
         self.nodes.map_or(memory, |nodes| memory.min(nodes / 16))
     }
 

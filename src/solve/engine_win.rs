@@ -17,7 +17,7 @@
 //!
 //! The walk goes depth first, in passes from the root over the open positions. Where a
 //! line comes back to a position of its own path, the last of the prover's positions on
-//! that path gets the engine's next choice, the engine shown the path so that it scores
+//! that path gets the engine's next choice, the engine shown the cycle so that it scores
 //! the return as the draw it is and steers clear; at most [`MAX_CHOICES`] a position.
 //! When a pass changes nothing, every one of the prover's positions on a cycle of the
 //! open part gets one more choice; when that changes nothing either, the walk is over.
@@ -209,6 +209,7 @@ fn with_counter(position: &Position, turns_since_capture: u32) -> Position {
     .expect("the parts of a valid position")
 }
 
+/// The walk's graph of the positions the tables do not settle, and what the walk needs.
 struct Graph<'a> {
     rules: Rules,
     tables: Option<&'a Tablebase>,
@@ -229,6 +230,8 @@ struct Graph<'a> {
 }
 
 impl Graph<'_> {
+    /// Whether the prover wins a position decided without search: the end of the game or
+    /// the tables' value.
     fn settled(&self, position: &Position) -> Option<bool> {
         settled(position, self.tables)
             .map(|outcome| Guarantee::Win.kept_by(outcome, position.side_to_move(), self.prover))
@@ -243,6 +246,8 @@ impl Graph<'_> {
                 .is_some_and(|deadline| Instant::now() >= deadline)
     }
 
+    /// Whether the prover wins from `root`: passes, and rounds where a pass changed
+    /// nothing, until the root is settled, nothing changes or a limit is reached.
     fn run(&mut self, root: &Position) -> bool {
         if let Some(won) = self.settled(root) {
             return won;
@@ -373,6 +378,7 @@ impl Graph<'_> {
         i
     }
 
+    /// Settles the open node `i`, its parents told at the next [`Graph::propagate`].
     fn settle(&mut self, i: u32, state: State, winning: Option<Turn>) {
         let node = &mut self.nodes[i as usize];
         debug_assert_eq!(node.state, State::Open);
@@ -394,6 +400,8 @@ impl Graph<'_> {
         true
     }
 
+    /// Expands the open node `i`: the prover's gets a turn into the tables that wins or
+    /// the engine's first choice, the defender's every child.
     fn expand(&mut self, i: u32) {
         self.positions += 1;
         if self.positions.is_multiple_of(REPORT_EVERY) {
@@ -502,6 +510,8 @@ impl Graph<'_> {
         false
     }
 
+    /// The engine's turn in `position` (shown `history` before it when given, else the
+    /// position alone and afresh), among `searchmoves` when given.
     fn engine_turn(
         &mut self,
         position: &Position,
@@ -523,6 +533,8 @@ impl Graph<'_> {
             None => vec![afresh(position)],
         };
         let mut request = SearchRequest::new(history, limits, self.tt.clone());
+        // The solver knows no no-capture limit (a repetition is its only draw): with it,
+        // the engine would call every line past it a draw and choose at random there.
         request.rules = Rules {
             no_capture_limit: 0,
             ..self.rules
@@ -534,6 +546,9 @@ impl Graph<'_> {
         outcome.best
     }
 
+    /// Passes the values settled since the last call up to the parents, as retrograde
+    /// analysis does; a prover's position whose last live choice died asks the engine
+    /// for another.
     fn propagate(&mut self) {
         while let Some(x) = self.changed.pop() {
             let state = self.nodes[x as usize].state;
@@ -667,6 +682,7 @@ impl Graph<'_> {
         result
     }
 
+    /// The prover's turns in the won positions reached from `root`.
     fn strategy(&self, root: &Position) -> Strategy {
         let mut turns = Vec::new();
         let mut seen = HashSet::from([root.key()]);

@@ -793,4 +793,60 @@ mod tests {
             }
         }
     }
+
+    /// The rounds on cycles widen the prover's positions on a cycle of the open part and
+    /// no others: not the root, which leads into the cycle, nor a defender's position.
+    #[test]
+    fn the_positions_on_cycles_are_found() {
+        let guide = EngineGuide {
+            tables: None,
+            network: None,
+            depth: 1,
+        };
+        let stop = AtomicBool::new(false);
+        let mut graph = Graph {
+            rules: Rules::default(),
+            tables: None,
+            prover: Color::White,
+            guide: &guide,
+            limits: Limits {
+                positions: 100,
+                stop: &stop,
+                deadline: None,
+            },
+            tt: Arc::new(TranspositionTable::new(1)),
+            nodes: Vec::new(),
+            index: HashMap::new(),
+            changed: Vec::new(),
+            positions: 0,
+            engine_nodes: 0,
+            choices_off_cycles: 0,
+            rounds: 0,
+            pass: 0,
+        };
+        let [root, into, on_cycle, back, aside, won]: [u32; 6] = [
+            "W8/9/9/9/8B w",
+            "W8/9/9/9/8B b",
+            "1W7/9/9/9/8B w",
+            "1W7/9/9/9/8B b",
+            "2W6/9/9/9/8B b",
+            "3W5/9/9/9/8B w",
+        ]
+        .map(|fen| graph.intern(&fen.parse().unwrap()));
+        for (parent, child) in [
+            (root, into),
+            (root, aside),
+            (into, on_cycle),
+            (on_cycle, back),
+            (back, on_cycle),
+            (aside, won),
+        ] {
+            graph.link(parent, child);
+        }
+        graph.nodes[won as usize].state = State::Won;
+        assert_eq!(graph.cyclic_prover_nodes(root), vec![on_cycle]);
+        // Once a position of the cycle is settled, the cycle is gone.
+        graph.nodes[back as usize].state = State::Won;
+        assert_eq!(graph.cyclic_prover_nodes(root), Vec::<u32>::new());
+    }
 }

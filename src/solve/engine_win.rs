@@ -145,22 +145,7 @@ pub fn win(
     guide: &EngineGuide,
     limits: Limits<'_>,
 ) -> Found {
-    let mut graph = Graph {
-        rules,
-        tables,
-        prover,
-        guide,
-        limits,
-        tt: Arc::new(TranspositionTable::new(ENGINE_HASH_MB)),
-        nodes: Vec::new(),
-        index: HashMap::new(),
-        changed: Vec::new(),
-        positions: 0,
-        engine_nodes: 0,
-        choices_off_cycles: 0,
-        rounds: 0,
-        pass: 0,
-    };
+    let mut graph = Graph::new(rules, tables, prover, guide, limits, ENGINE_HASH_MB);
     let won = graph.run(root);
     let (positions, engine_nodes) = (graph.positions, graph.engine_nodes);
     tracing::debug!(
@@ -229,7 +214,34 @@ struct Graph<'a> {
     pass: u32,
 }
 
-impl Graph<'_> {
+impl<'a> Graph<'a> {
+    /// An empty graph, the engine's table of `hash_mb` MiB.
+    fn new(
+        rules: Rules,
+        tables: Option<&'a Tablebase>,
+        prover: Color,
+        guide: &'a EngineGuide,
+        limits: Limits<'a>,
+        hash_mb: usize,
+    ) -> Self {
+        Graph {
+            rules,
+            tables,
+            prover,
+            guide,
+            limits,
+            tt: Arc::new(TranspositionTable::new(hash_mb)),
+            nodes: Vec::new(),
+            index: HashMap::new(),
+            changed: Vec::new(),
+            positions: 0,
+            engine_nodes: 0,
+            choices_off_cycles: 0,
+            rounds: 0,
+            pass: 0,
+        }
+    }
+
     /// Whether the prover wins a position decided without search: the end of the game or
     /// the tables' value.
     fn settled(&self, position: &Position) -> Option<bool> {
@@ -468,11 +480,15 @@ impl Graph<'_> {
     /// may have been won by it).
     fn add_choice(&mut self, i: u32, history: Option<Vec<Position>>) -> bool {
         let position = self.nodes[i as usize].position;
+        let mut legal = Vec::new();
+        self.rules.turn_rules().generate(&position, &mut legal);
         while self.nodes[i as usize].tried.len() < MAX_CHOICES {
-            let mut turns = Vec::new();
-            self.rules.turn_rules().generate(&position, &mut turns);
             let tried = &self.nodes[i as usize].tried;
-            turns.retain(|turn| !tried.contains(turn));
+            let turns: Vec<Turn> = legal
+                .iter()
+                .copied()
+                .filter(|turn| !tried.contains(turn))
+                .collect();
             if turns.is_empty() {
                 return false;
             }
@@ -804,26 +820,12 @@ mod tests {
             depth: 1,
         };
         let stop = AtomicBool::new(false);
-        let mut graph = Graph {
-            rules: Rules::default(),
-            tables: None,
-            prover: Color::White,
-            guide: &guide,
-            limits: Limits {
-                positions: 100,
-                stop: &stop,
-                deadline: None,
-            },
-            tt: Arc::new(TranspositionTable::new(1)),
-            nodes: Vec::new(),
-            index: HashMap::new(),
-            changed: Vec::new(),
-            positions: 0,
-            engine_nodes: 0,
-            choices_off_cycles: 0,
-            rounds: 0,
-            pass: 0,
+        let limits = Limits {
+            positions: 100,
+            stop: &stop,
+            deadline: None,
         };
+        let mut graph = Graph::new(Rules::default(), None, Color::White, &guide, limits, 1);
         let [root, into, on_cycle, back, aside, won]: [u32; 6] = [
             "W8/9/9/9/8B w",
             "W8/9/9/9/8B b",

@@ -43,10 +43,21 @@ fn tables_dir(board: Board) -> &'static PathBuf {
 /// 4-stone positions over those of 3.
 fn four_stone_tables() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-four");
+    built_once(&DIR, "solve-four", 4, Board::Tsivy)
+}
+
+/// The tables of up to `stones` stones on `board`, built into the test folder `name` the
+/// first time `cell` is asked.
+fn built_once(
+    cell: &'static OnceLock<PathBuf>,
+    name: &str,
+    stones: usize,
+    board: Board,
+) -> &'static PathBuf {
+    cell.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
         let _ = std::fs::remove_dir_all(&dir);
-        build(&dir, 4, &rules_on(Board::Tsivy), 2, Progress::Quiet).expect("tables build");
+        build(&dir, stones, &rules_on(board), 2, Progress::Quiet).expect("tables build");
         dir
     })
 }
@@ -905,12 +916,7 @@ fn a_sample_is_drawn_from_the_layers_asked_for() {
 /// Dimy's tables of up to five stones, built once for the file.
 fn five_stone_dimy_dir() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("solve-five-dimy");
-        let _ = std::fs::remove_dir_all(&dir);
-        build(&dir, 5, &rules_on(Board::Dimy), 2, Progress::Quiet).expect("tables build");
-        dir
-    })
+    built_once(&DIR, "solve-five-dimy", 5, Board::Dimy)
 }
 
 /// A guide of more stones decides the positions it holds at once, but the proof goes on
